@@ -1,0 +1,1 @@
+"""Generic corpus IO: reading, validating, writing and describing dialogues of any corpus."""

@@ -1,0 +1,167 @@
+"""The contract between generic corpus IO and each corpus's own reader and writer.
+
+Every corpus format lives in its task's folder (`duologue/tasks/<task>/corpus.py`) and subclasses
+`CorpusFormat`. Generic code (reading files and folders, validation, statistics, the CLI) only
+talks to formats through this class.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Iterable, Literal, Mapping
+
+from duologue.core.schema import Dialogue
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one record, said so that a person can find and fix it."""
+
+    reason: str
+    path: str = "$"
+    """JSON path inside the record (`$.chat_logs[10].task_data.issue2youget.Food`)."""
+    file: str | None = None
+    record: str | None = None
+    """The record's id where it has one, else `#<index>` (its position in the file)."""
+    line: int | None = None
+
+    def located(self, *, file: str | None, record: str | None, line: int | None = None) -> "Problem":
+        return Problem(self.reason, self.path, file if self.file is None else self.file, record if self.record is None else self.record, self.line if self.line is not None else line)
+
+    def __str__(self) -> str:
+        where = self.file or "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.record is not None:
+            where += f" record {self.record}"
+        return f"{where} {self.path}: {self.reason}"
+
+
+class RecordError(ValueError):
+    """A record cannot be converted; carries every problem found in it."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("; ".join(str(p) for p in problems))
+
+
+@dataclass
+class Checker:
+    """Collects problems while walking a native record; keeps format code short and paths exact."""
+
+    problems: list[Problem] = field(default_factory=list)
+
+    def fail(self, path: str, reason: str) -> None:
+        self.problems.append(Problem(reason=reason, path=path))
+
+    def require(self, obj: Any, key: str, kind: type | tuple[type, ...], path: str, *, nullable: bool = False) -> Any:
+        """Check `obj[key]` exists and has the expected JSON type; return it or None."""
+        here = f"{path}.{key}"
+        if not isinstance(obj, Mapping):
+            self.fail(path, f"expected an object, got {json_type(obj)}")
+            return None
+        if key not in obj:
+            self.fail(here, "missing field")
+            return None
+        value = obj[key]
+        if value is None and nullable:
+            return None
+        if not is_json_type(value, kind):
+            self.fail(here, f"expected {type_names(kind)}, got {json_type(value)}")
+            return None
+        return value
+
+    def optional(self, obj: Any, key: str, kind: type | tuple[type, ...], path: str, *, nullable: bool = True) -> Any:
+        """Like `require`, but a missing key is fine."""
+        if not isinstance(obj, Mapping) or key not in obj:
+            return None
+        return self.require(obj, key, kind, path, nullable=nullable)
+
+
+def is_json_type(value: Any, kind: type | tuple[type, ...]) -> bool:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool):
+        return bool in kinds
+    if isinstance(value, int) and float in kinds:
+        return True
+    return isinstance(value, kinds)
+
+
+def type_names(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(_JSON_NAMES.get(k, k.__name__) for k in kinds)
+
+
+_JSON_NAMES = {dict: "object", list: "array", str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
+
+
+def json_type(value: Any) -> str:
+    for py, name in ((bool, "boolean"), (dict, "object"), (list, "array"), (str, "string"), (int, "integer"), (float, "number")):
+        if isinstance(value, py):
+            return name
+    return "null" if value is None else type(value).__name__
+
+
+class CorpusFormat(ABC):
+    """A corpus's native record shape, with its reader, writer and checks.
+
+    Subclasses set the class attributes and implement `record_id`, `check`, `to_dialogue` and
+    `from_dialogue`. `to_dialogue(r)` followed by `from_dialogue` must give `r` back exactly
+    (same keys, same values, same JSON types): that is what "lossless" means here.
+    """
+
+    name: ClassVar[str]
+    """Name used on the command line (`duologue data stats duo PATH`)."""
+    task: ClassVar[str]
+    """Which task family its dialogues belong to (a `Dialogue.task` value)."""
+    description: ClassVar[str] = ""
+    layout: ClassVar[Literal["list", "one-per-file"]] = "list"
+    """How native files hold records: a JSON array (or JSONL/parquet rows), or one JSON object per file."""
+
+    @abstractmethod
+    def record_id(self, record: Any) -> str | None:
+        """The record's own id, if it has a readable one (used in error messages)."""
+
+    @abstractmethod
+    def check(self, record: Any) -> list[Problem]:
+        """Every structural and rule problem of one native record (empty when valid).
+
+        Paths are JSON paths from the record's root (`$`). Must never raise on bad input.
+        """
+
+    @abstractmethod
+    def to_dialogue(self, record: Any, *, file: str | None = None, index: int | None = None, split: str | None = None) -> Dialogue:
+        """Convert a valid native record (one that `check` passed) into a `Dialogue`."""
+
+    @abstractmethod
+    def from_dialogue(self, dialogue: Dialogue) -> dict[str, Any]:
+        """The dialogue as a native record. Dialogues from other sources (self-play, the platform)
+        are written with the fields the corpus defines, filled from the schema."""
+
+    def split_of(self, file: Path) -> str | None:
+        """The split a file holds, guessed from its name (`casino_train.json` -> `train`)."""
+        stem = file.stem.lower()
+        for split, words in (("train", ("train",)), ("valid", ("valid", "validation", "dev")), ("test", ("test",))):
+            if any(w in stem for w in words):
+                return split
+        return None
+
+    def group_of(self, dialogue: Dialogue) -> str:
+        """Which row of the statistics table a dialogue belongs to."""
+        return dialogue.split or "all"
+
+    def native_file_name(self, record: Mapping[str, Any], index: int) -> str:
+        """File name for one record, for `one-per-file` layouts."""
+        return f"{self.record_id(record) or index}.json"
+
+    def read(self, record: Any, *, file: str | None = None, index: int | None = None, split: str | None = None) -> Dialogue:
+        """Check then convert one record; raises `RecordError` naming every problem."""
+        problems = self.check(record)
+        if problems:
+            raise RecordError(problems)
+        return self.to_dialogue(record, file=file, index=index, split=split)
+
+    def write_records(self, dialogues: Iterable[Dialogue]) -> list[dict[str, Any]]:
+        return [self.from_dialogue(d) for d in dialogues]

@@ -1,0 +1,302 @@
+"""Reading and writing dialogues: native corpus files and duologue's own jsonl / parquet.
+
+Native files may be JSON (an array of records, or one record per file), JSONL or parquet, alone
+or in a folder. Every problem is reported with file, line or record, and JSON path; a user's bad
+file never ends in a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+import orjson
+from pydantic import ValidationError
+
+from duologue.core.schema import Dialogue
+from duologue.data.formats import CorpusFormat, Problem, RecordError
+
+NATIVE_SUFFIXES = (".json", ".jsonl", ".parquet")
+
+
+class CorpusReadError(Exception):
+    """Reading stopped because input was invalid; `problems` says what and where."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        shown = "\n".join(f"  {p}" for p in problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        super().__init__(f"{len(problems)} problem(s) in the input:\n{shown}{more}")
+
+
+@dataclass
+class RawRecord:
+    """One native record with where it was found."""
+
+    file: Path
+    index: int
+    record: Any
+    line: int | None = None
+
+
+@dataclass
+class ReadResult:
+    """What a read gave: the dialogues, every problem found, and how many records were invalid."""
+
+    dialogues: list[Dialogue] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    records: int = 0
+    invalid: int = 0
+    files: int = 0
+
+
+def list_files(path: Path, suffixes: tuple[str, ...] = NATIVE_SUFFIXES) -> list[Path]:
+    """The data files at `path`: the file itself, or every matching file below a folder, sorted."""
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in suffixes)
+    raise FileNotFoundError(f"{path}: no such file or folder")
+
+
+def iter_raw(path: Path, problems: list[Problem]) -> Iterator[RawRecord]:
+    """Yield the native records of a file or folder; unreadable files become problems, not exceptions."""
+    for file in list_files(path):
+        yield from _iter_file(file, problems)
+
+
+def _iter_file(file: Path, problems: list[Problem]) -> Iterator[RawRecord]:
+    suffix = file.suffix.lower()
+    name = str(file)
+    if suffix == ".jsonl":
+        with file.open("rb") as handle:
+            index = 0
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError as error:
+                    problems.append(Problem(f"malformed JSON: {_json_reason(error)}", file=name, line=number, record=f"#{index}"))
+                else:
+                    yield RawRecord(file, index, record, number)
+                index += 1
+        return
+    if suffix == ".parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            rows = pq.read_table(file).to_pylist()
+        except Exception as error:  # pyarrow raises several types for a bad file
+            problems.append(Problem(f"cannot read parquet: {error}", file=name))
+            return
+        for index, row in enumerate(rows):
+            yield RawRecord(file, index, row)
+        return
+    try:
+        data = orjson.loads(file.read_bytes())
+    except orjson.JSONDecodeError as error:
+        line = _json_line(error)
+        problems.append(Problem(f"malformed JSON: {_json_reason(error)}", file=name, line=line))
+        return
+    except OSError as error:
+        problems.append(Problem(f"cannot read file: {error.strerror}", file=name))
+        return
+    if isinstance(data, list):
+        for index, record in enumerate(data):
+            yield RawRecord(file, index, record)
+    else:
+        yield RawRecord(file, 0, data)
+
+
+def _json_reason(error: orjson.JSONDecodeError) -> str:
+    return f"{error.msg} at line {error.lineno} column {error.colno}"
+
+
+def _json_line(error: orjson.JSONDecodeError) -> int | None:
+    return getattr(error, "lineno", None)
+
+
+def read_corpus(
+    fmt: CorpusFormat,
+    path: Path | str,
+    *,
+    skip_invalid: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ReadResult:
+    """Read every record of a native corpus file or folder into dialogues.
+
+    With `skip_invalid`, invalid records are counted and left out; otherwise a `CorpusReadError`
+    lists every problem (nothing is returned half-read).
+    """
+    path = Path(path)
+    result = ReadResult()
+    seen_ids: dict[str, str] = {}
+    files: set[Path] = set()
+    for raw in iter_raw(path, result.problems):
+        files.add(raw.file)
+        result.records += 1
+        if progress:
+            progress(1)
+        rid = _safe_id(fmt, raw.record)
+        label = rid if rid is not None else f"#{raw.index}"
+        where = {"file": str(raw.file), "record": label, "line": raw.line}
+        problems = _safe_check(fmt, raw.record)
+        if rid is not None:
+            key = f"{raw.file.parent}/{rid}" if fmt.layout == "one-per-file" else rid
+            if key in seen_ids:
+                problems.append(Problem(f"duplicate record id {rid!r} (first seen in {seen_ids[key]})", path="$"))
+            else:
+                seen_ids[key] = f"{raw.file}#{raw.index}"
+        if problems:
+            result.invalid += 1
+            result.problems.extend(p.located(**where) for p in problems)
+            continue
+        try:
+            dialogue = fmt.to_dialogue(raw.record, file=str(raw.file), index=raw.index, split=fmt.split_of(raw.file))
+        except (RecordError, ValidationError, ValueError, KeyError, TypeError) as error:
+            result.invalid += 1
+            result.problems.extend(p.located(**where) for p in _problems_of(error))
+            continue
+        result.dialogues.append(dialogue)
+    result.files = len(files)
+    if result.problems and not skip_invalid:
+        raise CorpusReadError(result.problems)
+    return result
+
+
+def _safe_id(fmt: CorpusFormat, record: Any) -> str | None:
+    try:
+        rid = fmt.record_id(record)
+    except Exception:  # a malformed record must not stop the read
+        return None
+    return None if rid is None else str(rid)
+
+
+def _safe_check(fmt: CorpusFormat, record: Any) -> list[Problem]:
+    try:
+        return list(fmt.check(record))
+    except Exception as error:  # a checker bug must still be reported, not crash the run
+        return [Problem(f"record could not be checked ({type(error).__name__}: {error})")]
+
+
+def _problems_of(error: Exception) -> list[Problem]:
+    if isinstance(error, RecordError):
+        return error.problems
+    if isinstance(error, ValidationError):
+        return [Problem(e["msg"], path="$." + ".".join(str(x) for x in e["loc"])) for e in error.errors()]
+    return [Problem(f"cannot convert record: {error}")]
+
+
+# --------------------------------------------------------------------------- native writing
+
+
+def write_native(fmt: CorpusFormat, dialogues: Iterable[Dialogue], out: Path | str) -> list[Path]:
+    """Write dialogues in the corpus's own format: one JSON array file, or one file per record."""
+    out = Path(out)
+    records = fmt.write_records(dialogues)
+    if fmt.layout == "one-per-file" and out.suffix.lower() != ".json":
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for index, record in enumerate(records):
+            target = out / fmt.native_file_name(record, index)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+            written.append(target)
+        return written
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix.lower() == ".jsonl":
+        with out.open("wb") as handle:
+            for record in records:
+                handle.write(orjson.dumps(record) + b"\n")
+    else:
+        out.write_text(json.dumps(records, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return [out]
+
+
+# --------------------------------------------------------------------------- duologue's own format
+
+_NESTED = ("scenario", "parties", "events", "outcome", "ratings", "annotations", "source", "meta")
+
+
+def dump_dialogue(dialogue: Dialogue) -> bytes:
+    """One dialogue as a compact JSON line."""
+    return orjson.dumps(dialogue.model_dump(mode="json"))
+
+
+def write_dialogues(dialogues: Iterable[Dialogue], out: Path | str) -> Path:
+    """Write dialogues in duologue's schema: `.jsonl` (one per line) or `.parquet`."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix.lower() == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist([_flat_row(d) for d in dialogues]), out)
+        return out
+    if out.suffix.lower() != ".jsonl":
+        raise ValueError(f"{out}: write dialogues to a .jsonl or .parquet file")
+    with out.open("wb") as handle:
+        for dialogue in dialogues:
+            handle.write(dump_dialogue(dialogue) + b"\n")
+    return out
+
+
+def _flat_row(dialogue: Dialogue) -> dict[str, Any]:
+    """A parquet row: scalar fields as columns, the transcript as lists, nested parts as JSON text.
+
+    JSON text keeps heterogeneous native leftovers exactly, which a fixed Arrow type could not.
+    """
+    data = dialogue.model_dump(mode="json")
+    row = {k: data[k] for k in ("schema_version", "id", "task", "split", "language")}
+    row["speakers"] = [e.party for e in dialogue.messages()]
+    row["utterances"] = [e.text for e in dialogue.messages()]
+    for key in _NESTED:
+        row[key] = orjson.dumps(data[key]).decode()
+    return row
+
+
+def _unflat_row(row: dict[str, Any]) -> dict[str, Any]:
+    data = {k: row[k] for k in ("schema_version", "id", "task", "split", "language")}
+    for key in _NESTED:
+        data[key] = orjson.loads(row[key])
+    return data
+
+
+def read_dialogues(path: Path | str, *, skip_invalid: bool = False) -> ReadResult:
+    """Read files in duologue's own schema (jsonl, parquet, or a JSON array) from a file or folder."""
+    path = Path(path)
+    result = ReadResult()
+    files: set[Path] = set()
+    for raw in iter_raw(path, result.problems):
+        files.add(raw.file)
+        result.records += 1
+        record = raw.record
+        if raw.file.suffix.lower() == ".parquet" and isinstance(record, dict) and isinstance(record.get("events"), str):
+            record = _unflat_row(record)
+        try:
+            result.dialogues.append(Dialogue.model_validate(record))
+        except ValidationError as error:
+            result.invalid += 1
+            label = record.get("id") if isinstance(record, dict) and isinstance(record.get("id"), str) else f"#{raw.index}"
+            result.problems.extend(p.located(file=str(raw.file), record=label, line=raw.line) for p in _problems_of(error))
+    result.files = len(files)
+    if result.problems and not skip_invalid:
+        raise CorpusReadError(result.problems)
+    return result
+
+
+def to_hf_dataset(dialogues: Iterable[Dialogue]):  # -> datasets.Dataset (optional dependency)
+    """A Hugging Face `datasets.Dataset`, one row per dialogue, in the same layout as parquet output."""
+    try:
+        from datasets import Dataset
+    except ImportError as error:  # the `hf` extra is optional
+        raise RuntimeError("exporting to Hugging Face datasets needs the 'hf' extra: pip install 'duologue[hf]'") from error
+    return Dataset.from_list([_flat_row(d) for d in dialogues])
+
+
+def dialogues_from_hf(dataset) -> list[Dialogue]:
+    """Dialogues back from a dataset made by `to_hf_dataset`."""
+    return [Dialogue.model_validate(_unflat_row(row)) for row in dataset]

@@ -1,0 +1,45 @@
+"""One package per task, each holding everything about that task.
+
+Generic code finds a task's parts only through the registries below: adding a task means adding
+its folder and one line here.
+"""
+
+from __future__ import annotations
+
+import difflib
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from duologue.data.formats import CorpusFormat
+
+CORPUS_FORMATS: dict[str, str] = {
+    "mutualfriends": "duologue.tasks.mutualfriends.corpus:MutualFriendsFormat",
+    "craigslist": "duologue.tasks.craigslist.corpus:CraigslistFormat",
+    "casino": "duologue.tasks.casino.corpus:CasinoFormat",
+    "duo": "duologue.tasks.openchat.corpus:DuoFormat",
+}
+"""Corpus name -> `module:Class` of its `CorpusFormat`."""
+
+
+class UnknownNameError(KeyError):
+    """A name that is not registered; the message suggests the closest ones."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def did_you_mean(name: str, known: list[str], what: str) -> UnknownNameError:
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return UnknownNameError(f"unknown {what} {name!r}.{hint} Known: {', '.join(sorted(known))}.")
+
+
+def corpus_format(name: str) -> "CorpusFormat":
+    """The format registered under `name`, e.g. `corpus_format("casino")`."""
+    try:
+        target = CORPUS_FORMATS[name]
+    except KeyError:
+        raise did_you_mean(name, list(CORPUS_FORMATS), "corpus") from None
+    module, cls = target.split(":")
+    return getattr(import_module(module), cls)()

@@ -1,0 +1,1 @@
+"""The casino task: everything about it lives in this folder."""

@@ -1,0 +1,1 @@
+"""The craigslist task: everything about it lives in this folder."""

@@ -1,0 +1,1 @@
+"""The mutualfriends task: everything about it lives in this folder."""

@@ -1,0 +1,1 @@
+"""The openchat task: everything about it lives in this folder."""
