@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, model_validator
 
 SCHEMA_VERSION = 1
 
@@ -230,7 +230,8 @@ class Rating(Model):
     target: str | None = None
     """What is rated: a party id (the partner or the bot), or None for the dialogue as a whole."""
     criterion: str
-    value: float | int | str
+    value: StrictInt | StrictFloat | StrictStr
+    """A number, or a label of a labelled scale. Strict, so `true` or `"3"` is never read as 3."""
     scale: Scale = LIKERT_5
 
     @model_validator(mode="after")

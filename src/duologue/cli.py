@@ -1,0 +1,206 @@
+"""The `duologue` command.
+
+Every user mistake (a missing file, an unknown corpus name, a broken record) ends in a clear
+message and a non-zero exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Iterator, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from duologue.core.schema import Dialogue, dialogue_json_schema
+from duologue.data.formats import Problem
+from duologue.data.io import CorpusReadError, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, write_dialogues, write_native
+from duologue.tasks import CORPUS_FORMATS, UnknownNameError, corpus_format
+
+app = typer.Typer(help="duologue: two-party dialogue with a goal.", no_args_is_help=True, add_completion=False)
+data_app = typer.Typer(help="Read, check, describe and convert dialogue corpora.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+console = Console()
+errors = Console(stderr=True)
+
+OWN = "duologue"
+"""Corpus name for files in duologue's own schema (jsonl / parquet written by duologue)."""
+
+CorpusArg = Annotated[str, typer.Argument(help=f"Corpus format: {', '.join([*CORPUS_FORMATS, OWN])}.")]
+PathArg = Annotated[Path, typer.Argument(help="A file or a folder of .json / .jsonl / .parquet files.")]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+@contextmanager
+def reading(label: str) -> Iterator:
+    """A progress display for reading records; yields a callback that counts one record."""
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(label, total=None)
+        yield lambda n=1: progress.advance(task, n)
+
+
+def load(corpus: str, path: Path, *, skip_invalid: bool) -> ReadResult:
+    """Read a corpus for a command, turning every input mistake into a clean exit."""
+    if not path.exists():
+        raise fail(f"{path}: no such file or folder")
+    if not list_files(path):
+        raise fail(f"{path}: no .json, .jsonl or .parquet files found")
+    try:
+        with reading(f"reading {path.name}") as advance:
+            if corpus == OWN:
+                return read_dialogues(path, skip_invalid=skip_invalid)
+            fmt = corpus_format(corpus)
+            return read_corpus(fmt, path, skip_invalid=skip_invalid, progress=advance)
+    except UnknownNameError as error:
+        raise fail(str(error)) from None
+    except CorpusReadError as error:
+        show_problems(error.problems)
+        errors.print(f"[red]{len(error.problems)} problem(s); nothing was read.[/] Use --skip-invalid to read the valid records and count the rest.")
+        raise typer.Exit(1) from None
+
+
+def show_problems(problems: list[Problem], limit: int = 50) -> None:
+    table = Table(title=f"{len(problems)} problem(s)", show_lines=False, title_justify="left")
+    for column in ("file", "line", "record", "path", "reason"):
+        table.add_column(column, overflow="fold")
+    for p in problems[:limit]:
+        table.add_row(p.file or "", "" if p.line is None else str(p.line), p.record or "", p.path, p.reason)
+    errors.print(table)
+    if len(problems) > limit:
+        errors.print(f"... and {len(problems) - limit} more (use --json for all)")
+
+
+@app.command()
+def schema(out: Annotated[Optional[Path], typer.Option(help="Write to this file instead of standard output.")] = None) -> None:
+    """Print the JSON Schema of a duologue Dialogue."""
+    text = json.dumps(dialogue_json_schema(), indent=2)
+    if out:
+        out.write_text(text + "\n", encoding="utf-8")
+        errors.print(f"wrote {out}")
+    else:
+        sys.stdout.write(text + "\n")
+
+
+@data_app.command("corpora")
+def corpora() -> None:
+    """List the corpus formats duologue reads and writes."""
+    table = Table(title="corpus formats")
+    for column in ("name", "task", "layout", "description"):
+        table.add_column(column)
+    for name in CORPUS_FORMATS:
+        fmt = corpus_format(name)
+        table.add_row(name, fmt.task, fmt.layout, fmt.description)
+    table.add_row(OWN, "any", "jsonl / parquet", "duologue's own schema (`duologue schema`)")
+    console.print(table)
+
+
+@data_app.command()
+def validate(
+    corpus: CorpusArg,
+    path: PathArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print problems as JSON lines.")] = False,
+) -> None:
+    """Check every record: structure, types and the task's rules. Exit 1 when anything is invalid."""
+    result = load(corpus, path, skip_invalid=True)
+    if as_json:
+        for p in result.problems:
+            sys.stdout.write(json.dumps({"file": p.file, "line": p.line, "record": p.record, "path": p.path, "reason": p.reason}, ensure_ascii=False) + "\n")
+    elif result.problems:
+        show_problems(result.problems)
+    summary = f"{result.files} file(s), {result.records} record(s): {result.records - result.invalid} valid, {result.invalid} invalid"
+    if result.invalid or result.problems:
+        errors.print(f"[red]{summary}[/]")
+        raise typer.Exit(1)
+    errors.print(f"[green]{summary}[/]")
+
+
+@data_app.command()
+def stats(
+    corpus: CorpusArg,
+    path: PathArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+    skip_invalid: Annotated[bool, typer.Option(help="Describe the valid records and count the rest.")] = False,
+) -> None:
+    """Corpus statistics per split or setting: size, vocabulary, lengths, outcomes and ratings."""
+    from duologue.data.stats import corpus_statistics, stats_tables
+
+    result = load(corpus, path, skip_invalid=skip_invalid)
+    group_of = (lambda d: d.split or "all") if corpus == OWN else corpus_format(corpus).group_of
+    statistics = corpus_statistics(result.dialogues, group_of)
+    if as_json:
+        sys.stdout.write(statistics.model_dump_json(indent=2) + "\n")
+        return
+    for table in stats_tables(statistics):
+        console.print(table)
+    if result.invalid:
+        errors.print(f"[yellow]{result.invalid} invalid record(s) left out[/]")
+
+
+@data_app.command()
+def convert(
+    corpus: CorpusArg,
+    path: PathArg,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (.jsonl/.parquet for duologue's schema, .json for a native corpus) or folder.")],
+    to: Annotated[str, typer.Option(help=f"Output format: {OWN} (default) or a corpus name to write its native format.")] = OWN,
+    skip_invalid: Annotated[bool, typer.Option(help="Convert the valid records and count the rest.")] = False,
+) -> None:
+    """Convert between a corpus's native format and duologue's schema (either way)."""
+    result = load(corpus, path, skip_invalid=skip_invalid)
+    if to == OWN:
+        if out.suffix.lower() not in (".jsonl", ".parquet"):
+            raise fail(f"{out}: duologue's schema is written to a .jsonl or .parquet file")
+        write_dialogues(result.dialogues, out)
+        written = [out]
+    else:
+        try:
+            fmt = corpus_format(to)
+        except UnknownNameError as error:
+            raise fail(str(error)) from None
+        wrong = [d.id for d in result.dialogues if d.task != fmt.task]
+        if wrong:
+            raise fail(f"{len(wrong)} dialogue(s) are not {fmt.task} dialogues (first: {wrong[0]}); the {to} format cannot hold them")
+        written = write_native(fmt, result.dialogues, out)
+    errors.print(f"[green]wrote {len(result.dialogues)} dialogue(s) to {written[0] if len(written) == 1 else out}[/]" + (f" ({result.invalid} invalid left out)" if result.invalid else ""))
+
+
+@data_app.command("export-hf")
+def export_hf(
+    corpus: CorpusArg,
+    path: PathArg,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for `datasets.Dataset.save_to_disk`.")],
+    skip_invalid: Annotated[bool, typer.Option(help="Export the valid records and count the rest.")] = False,
+) -> None:
+    """Export dialogues as a Hugging Face dataset saved to disk."""
+    result = load(corpus, path, skip_invalid=skip_invalid)
+    try:
+        dataset = to_hf_dataset(result.dialogues)
+    except RuntimeError as error:
+        raise fail(str(error)) from None
+    dataset.save_to_disk(str(out))
+    errors.print(f"[green]saved {len(dataset)} dialogue(s) to {out}[/]")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
