@@ -6,5 +6,7 @@ collect dialogues on the platform, and evaluate.
 
 from duologue.core.schema import Annotation, Dialogue, Outcome, Party, Rating, Scenario, Source
 
+from duologue.tasks import make, task_ids
+
 __version__ = "0.1.0"
-__all__ = ["Annotation", "Dialogue", "Outcome", "Party", "Rating", "Scenario", "Source", "__version__"]
+__all__ = ["Annotation", "Dialogue", "Outcome", "Party", "Rating", "Scenario", "Source", "__version__", "make", "task_ids"]

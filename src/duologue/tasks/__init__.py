@@ -11,7 +11,11 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from duologue.core.task import Task
     from duologue.data.formats import CorpusFormat
+
+TASKS: dict[str, str] = {}
+"""Task id -> `module:Class` of its `Task`. Ids carry a version (`casino-v0`)."""
 
 CORPUS_FORMATS: dict[str, str] = {
     "mutualfriends": "duologue.tasks.mutualfriends.corpus:MutualFriendsFormat",
@@ -43,3 +47,17 @@ def corpus_format(name: str) -> "CorpusFormat":
         raise did_you_mean(name, list(CORPUS_FORMATS), "corpus") from None
     module, cls = target.split(":")
     return getattr(import_module(module), cls)()
+
+
+def make(task_id: str, **options) -> "Task":
+    """A new task by its registered id, e.g. `make("casino-v0", max_turns=30)`."""
+    try:
+        target = TASKS[task_id]
+    except KeyError:
+        raise did_you_mean(task_id, list(TASKS), "task") from None
+    module, cls = target.split(":")
+    return getattr(import_module(module), cls)(**options)
+
+
+def task_ids() -> list[str]:
+    return list(TASKS)

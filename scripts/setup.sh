@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Create .venv (if missing) and install duologue with everything its tests and main job use.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'

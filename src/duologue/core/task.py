@@ -1,0 +1,285 @@
+"""The `Task` interface: one dialogue game with its rules, private views and scoring.
+
+Habits from Gymnasium and PettingZoo's AEC API: `reset(seed=...)` gives every episode its own RNG;
+`observe(party)` shows only what that party may see; `step(action)` checks the move against the
+rules; `last()` says whether the episode is over (terminated by the rules, or truncated by a turn
+or time limit). An illegal move raises `IllegalAction`, is counted, and changes nothing: the task
+never replaces it with a legal one.
+
+A task subclass implements the rules in a handful of methods (`generate_scenario`, `_legal_kinds`,
+`_check`, `_apply`, `judge`, `sample_action`); everything else (turns, limits, the transcript,
+conversion to a `Dialogue`) is here.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import secrets
+import time
+from abc import ABC, abstractmethod
+from typing import Any, Callable, ClassVar, Literal
+
+from pydantic import Field
+
+from duologue.core import actions
+from duologue.core.schema import Dialogue, Event, Model, Outcome, Party, Scenario, Source, SystemNote
+
+
+class IllegalAction(ValueError):
+    """A move the rules do not allow right now. The message is meant for the agent that made it."""
+
+    def __init__(self, party: str, kind: str, reason: str):
+        self.party = party
+        self.kind = kind
+        self.reason = reason
+        super().__init__(f"illegal {kind} by {party}: {reason}")
+
+
+class Observation(Model):
+    """What one party sees: the public scenario, its own private view, and the transcript."""
+
+    task: str
+    party: str
+    role: str | None = None
+    public: dict[str, Any]
+    private: dict[str, Any]
+    transcript: list[Event]
+    to_move: str | None
+    """The party whose move it is (None once the episode is over, or when turns are free)."""
+    legal: list[str]
+    """Action kinds this party may make now (empty when it is not its turn)."""
+    turn: int
+    turns_left: int | None = None
+    seconds_left: float | None = None
+    done: bool = False
+    feedback: list[str] = Field(default_factory=list)
+    """Messages from the task to this party only (`your selection was not the mutual friend`)."""
+
+
+class Task(ABC):
+    """Base class of every task. Subclasses set the class attributes and implement the rules."""
+
+    id: ClassVar[str]
+    """Registered id with a version, e.g. `casino-v0`. Bump the version when rules or scoring change."""
+    family: ClassVar[Literal["mutualfriends", "craigslist", "casino", "openchat"]]
+    corpus: ClassVar[str | None] = None
+    """Name of the corpus format that writes this task's transcripts (`duologue.tasks.CORPUS_FORMATS`)."""
+    party_ids: ClassVar[tuple[str, str]]
+    """The ids parties have in this task's transcripts (the corpus's own names)."""
+    default_max_turns: ClassVar[int] = 40
+
+    def __init__(
+        self,
+        *,
+        max_turns: int | None = None,
+        time_limit: float | None = None,
+        turn_taking: Literal["alternate", "free"] = "alternate",
+        clock: Callable[[], float] | None = None,
+        first: str | None = None,
+    ) -> None:
+        """
+        max_turns: actions before the episode is truncated. time_limit: seconds (by `clock`).
+        turn_taking: `alternate` for self-play; `free` lets either party act when the rules allow
+        (people typing in a browser). clock: wall clock for live play; by default a virtual clock
+        that advances one second per action, so the same seed gives the same transcript.
+        first: which party moves first (default: drawn from the episode's RNG).
+        """
+        self.max_turns = max_turns if max_turns is not None else self.default_max_turns
+        self.time_limit = time_limit
+        self.turn_taking = turn_taking
+        self._clock = clock
+        self._first = first
+        self._started = False
+
+    # ------------------------------------------------------------------ rules (subclasses)
+
+    @abstractmethod
+    def generate_scenario(self, rng: random.Random) -> Scenario:
+        """A new scenario drawn from `rng` only."""
+
+    def make_parties(self, scenario: Scenario) -> list[Party]:
+        """The parties of an episode, with roles taken from the scenario where the task has roles."""
+        return [Party(id=p, kind="bot", role=scenario.private.get(p, {}).get("role")) for p in self.party_ids]
+
+    @abstractmethod
+    def _legal_kinds(self, party: str) -> list[str]:
+        """Action kinds the rules allow `party` now, ignoring whose turn it is."""
+
+    def _check(self, party: str, action: actions.Action) -> str | None:
+        """Why this particular move is illegal (a deal that does not add up), or None when legal."""
+        return None
+
+    def _apply(self, party: str, action: actions.Action) -> None:
+        """Update the task's state after a legal move; call `self._terminate(...)` when the rules end the game."""
+
+    def _on_reset(self) -> None:
+        """Set up per-episode state after the scenario is known."""
+
+    @abstractmethod
+    def judge(self, dialogue: Dialogue) -> Outcome:
+        """The outcome and scores of a transcript, from its scenario and events alone.
+
+        Pure, so it scores any dialogue: a played episode, a corpus record, a collected one.
+        """
+
+    @abstractmethod
+    def sample_action(self, party: str, rng: random.Random) -> actions.Action:
+        """A random legal move for `party` (like Gymnasium's `action_space.sample()`)."""
+
+    def next_party(self, party: str, action: actions.Action) -> str:
+        """Who moves after `party` made `action`; alternation by default."""
+        return self.other(party)
+
+    # ------------------------------------------------------------------ episode state
+
+    def reset(self, *, seed: int | None = None, scenario: Scenario | Dialogue | None = None, parties: list[Party] | None = None) -> Observation:
+        """Start an episode. Returns the first mover's observation.
+
+        seed: the episode's own RNG (drawn from the OS when None, and recorded). scenario: play a
+        given scenario (a corpus `Dialogue`'s scenario replays a real one) instead of generating.
+        """
+        self.seed = seed if seed is not None else secrets.randbits(32)
+        self.rng = random.Random(self.seed)
+        if isinstance(scenario, Dialogue):
+            scenario = scenario.scenario
+        self.scenario = copy.deepcopy(scenario) if scenario is not None else self.generate_scenario(self.rng)
+        self.parties = parties if parties is not None else self.make_parties(self.scenario)
+        self.events: list[Event] = []
+        self.illegal: dict[str, int] = {p: 0 for p in self.party_ids}
+        self.feedback: dict[str, list[str]] = {p: [] for p in self.party_ids}
+        self.terminated = False
+        self.truncated = False
+        self.end_reason: str | None = None
+        self.turn = 0
+        first = self._first or self.rng.choice(self.party_ids)
+        if first not in self.party_ids:
+            raise ValueError(f"first={first!r} is not a party of {self.id}: {self.party_ids}")
+        self.to_move: str | None = first
+        self._start_time = self._now(reset=True)
+        self._started = True
+        self._on_reset()
+        return self.observe(first)
+
+    def _now(self, reset: bool = False) -> float:
+        if self._clock is not None:
+            return self._clock()
+        return 0.0 if reset else float(self.turn)
+
+    def _require_started(self) -> None:
+        if not self._started:
+            raise RuntimeError(f"{self.id}: call reset() before playing")
+
+    @property
+    def done(self) -> bool:
+        return self.terminated or self.truncated
+
+    def other(self, party: str) -> str:
+        a, b = self.party_ids
+        if party not in self.party_ids:
+            raise ValueError(f"{party!r} is not a party of {self.id}: {self.party_ids}")
+        return b if party == a else a
+
+    def legal_actions(self, party: str) -> list[str]:
+        """Action kinds `party` may make now."""
+        self._require_started()
+        if self.done or party not in self.party_ids:
+            return []
+        if self.turn_taking == "alternate" and party != self.to_move:
+            return []
+        return self._legal_kinds(party)
+
+    def observe(self, party: str) -> Observation:
+        """Only what `party` may see: public scenario, its own private view, the shared transcript."""
+        self._require_started()
+        if party not in self.party_ids:
+            raise ValueError(f"{party!r} is not a party of {self.id}: {self.party_ids}")
+        return Observation(
+            task=self.id,
+            party=party,
+            role=self.scenario.private.get(party, {}).get("role"),
+            public=copy.deepcopy(self.scenario.public),
+            private=copy.deepcopy(self.scenario.private.get(party, {})),
+            transcript=[e.model_copy(deep=True) for e in self.events],
+            to_move=None if self.done or self.turn_taking == "free" else self.to_move,
+            legal=self.legal_actions(party),
+            turn=self.turn,
+            turns_left=max(self.max_turns - self.turn, 0),
+            seconds_left=None if self.time_limit is None else max(self.time_limit - (self._now() - self._start_time), 0.0),
+            done=self.done,
+            feedback=list(self.feedback[party]),
+        )
+
+    def step(self, action: actions.Action, party: str | None = None) -> None:
+        """Make a move for `party` (default: the party to move). Raises `IllegalAction` if the rules forbid it."""
+        self._require_started()
+        party = party if party is not None else self.to_move
+        kind = getattr(action, "kind", type(action).__name__)
+        if party is None or party not in self.party_ids:
+            raise IllegalAction(str(party), kind, f"no such party in {self.id} (parties: {', '.join(self.party_ids)})")
+        reason = self._why_illegal(party, action)
+        if reason is not None:
+            self.illegal[party] += 1
+            raise IllegalAction(party, kind, reason)
+        now = self._now()
+        self.events.append(action.to_event(party, now))
+        self.turn += 1
+        self._apply(party, action)
+        if not self.done:
+            self.to_move = self.next_party(party, action)
+            if self.turn >= self.max_turns:
+                self._truncate("turn_limit")
+            elif self.time_limit is not None and self._now() - self._start_time >= self.time_limit:
+                self._truncate("timeout")
+        if self.done:
+            self.to_move = None
+
+    def _why_illegal(self, party: str, action: actions.Action) -> str | None:
+        if self.done:
+            return "the dialogue is over"
+        if not isinstance(action, actions.Action):
+            return f"{type(action).__name__} is not an action"
+        if self.turn_taking == "alternate" and party != self.to_move:
+            return f"it is {self.to_move}'s turn"
+        legal = self._legal_kinds(party)
+        if action.kind not in legal:
+            return f"{action.kind} is not allowed now (allowed: {', '.join(legal) or 'nothing'})"
+        return self._check(party, action)
+
+    def _terminate(self, reason: str) -> None:
+        self.terminated = True
+        self.end_reason = reason
+
+    def _truncate(self, reason: str) -> None:
+        """End by a limit; the transcript records why, so `judge` can see it."""
+        self.truncated = True
+        self.end_reason = reason
+        self.events.append(SystemNote(party=None, time=self._now(), name=reason))
+
+    def end(self, reason: str) -> None:
+        """End the episode from outside the rules (a disconnect, an agent that keeps breaking them)."""
+        self._require_started()
+        if not self.done:
+            self._truncate(reason)
+            self.to_move = None
+
+    def last(self) -> tuple[bool, bool, Outcome | None]:
+        """(terminated, truncated, outcome): the outcome once the episode is over, else None."""
+        self._require_started()
+        return self.terminated, self.truncated, (self.judge(self.to_dialogue(with_outcome=False)) if self.done else None)
+
+    def to_dialogue(self, *, with_outcome: bool = True) -> Dialogue:
+        """The episode so far in the one schema, ready for any corpus writer."""
+        self._require_started()
+        dialogue = Dialogue(
+            id=f"{self.id}-{self.seed}",
+            task=self.family,
+            scenario=self.scenario,
+            parties=self.parties,
+            events=list(self.events),
+            source=Source(),
+            meta={"task_id": self.id, "seed": self.seed, "illegal_actions": dict(self.illegal), "max_turns": self.max_turns},
+        )
+        if with_outcome and self.done:
+            dialogue.outcome = self.judge(dialogue)
+        return dialogue
