@@ -32,3 +32,12 @@ def corpus_path():
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture
+def coins(monkeypatch):
+    """Register the toy task `coins-v0` (tests/toy_task.py) for one test."""
+    from duologue import tasks
+
+    monkeypatch.setitem(tasks.TASKS, "coins-v0", "toy_task:CoinSplit")
+    return "coins-v0"

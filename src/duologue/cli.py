@@ -7,6 +7,7 @@ message and a non-zero exit code, never a traceback.
 from __future__ import annotations
 
 import json
+import secrets
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +20,7 @@ from rich.table import Table
 
 from duologue.core.schema import Dialogue, dialogue_json_schema
 from duologue.data.formats import Problem
-from duologue.data.io import CorpusReadError, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, write_dialogues, write_native
+from duologue.data.io import CorpusReadError, dump_dialogue, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, write_dialogues, write_native
 from duologue.tasks import CORPUS_FORMATS, UnknownNameError, corpus_format
 
 app = typer.Typer(help="duologue: two-party dialogue with a goal.", no_args_is_help=True, add_completion=False)
@@ -27,7 +28,7 @@ data_app = typer.Typer(help="Read, check, describe and convert dialogue corpora.
 app.add_typer(data_app, name="data")
 
 console = Console()
-errors = Console(stderr=True)
+errors = Console(stderr=True, soft_wrap=True)
 
 OWN = "duologue"
 """Corpus name for files in duologue's own schema (jsonl / parquet written by duologue)."""
@@ -140,9 +141,9 @@ def stats(
     skip_invalid: Annotated[bool, typer.Option(help="Describe the valid records and count the rest.")] = False,
 ) -> None:
     """Corpus statistics per split or setting: size, vocabulary, lengths, outcomes and ratings."""
+    result = load(corpus, path, skip_invalid=skip_invalid)
     from duologue.data.stats import corpus_statistics, stats_tables
 
-    result = load(corpus, path, skip_invalid=skip_invalid)
     group_of = (lambda d: d.split or "all") if corpus == OWN else corpus_format(corpus).group_of
     statistics = corpus_statistics(result.dialogues, group_of)
     if as_json:
@@ -196,6 +197,126 @@ def export_hf(
         raise fail(str(error)) from None
     dataset.save_to_disk(str(out))
     errors.print(f"[green]saved {len(dataset)} dialogue(s) to {out}[/]")
+
+
+@app.command("tasks")
+def list_tasks() -> None:
+    """List the registered tasks and the agents each can use."""
+    from duologue.agents import agent_kinds
+    from duologue.tasks import TASKS, make
+
+    table = Table(title="tasks")
+    for column in ("id", "parties", "corpus", "agents"):
+        table.add_column(column)
+    for task_id in TASKS:
+        task = make(task_id)
+        table.add_row(task_id, " / ".join(task.party_ids), task.corpus or "", ", ".join(agent_kinds(task)))
+    console.print(table)
+
+
+@app.command()
+def play(
+    task: Annotated[str, typer.Option("--task", "-t", help="Task id, e.g. casino-v0 (see `duologue tasks`).")],
+    agents: Annotated[list[str], typer.Option("--agents", "-a", help="Two agent specs, in the task's party order.")],
+    episodes: Annotated[int, typer.Option("-n", "--episodes", min=1, help="Number of episodes.")] = 100,
+    seed: Annotated[int, typer.Option(help="Run seed; each episode's seed derives from it.")] = 0,
+    workers: Annotated[int, typer.Option(min=1, help="Processes playing in parallel.")] = 1,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Append episodes to this .jsonl as they finish; a rerun resumes.")] = None,
+    max_turns: Annotated[Optional[int], typer.Option(help="Truncate episodes after this many moves.")] = None,
+) -> None:
+    """Self-play: run agents against each other for many seeded episodes."""
+    from duologue.agents import make_agent
+    from duologue.arena.report import report, report_table
+    from duologue.arena.selfplay import PlayConfig, finished_episodes, run_selfplay
+    from duologue.tasks import make
+
+    if len(agents) == 1:
+        agents = agents * 2
+    if len(agents) != 2:
+        raise fail(f"give two agent specs (one per party), got {len(agents)}: {agents}")
+    try:
+        probe = make(task)
+        for spec in agents:
+            make_agent(spec, probe)
+    except UnknownNameError as error:
+        raise fail(str(error)) from None
+    if out is not None and out.suffix.lower() != ".jsonl":
+        raise fail(f"{out}: episodes are written to a .jsonl file")
+    config = PlayConfig(task=task, agents=agents, episodes=episodes, seed=seed, options={} if max_turns is None else {"max_turns": max_turns})
+    already = len(finished_episodes(out, config)) if out is not None else 0
+    lines = []
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors) as progress:
+        bar = progress.add_task(f"{task}: {agents[0]} vs {agents[1]}", total=episodes, completed=already)
+        for line in run_selfplay(config, workers=workers, out=out, on_episode=lambda _: progress.advance(bar)):
+            lines.append(line)
+    if already:
+        errors.print(f"resumed: {already} episode(s) were already in {out}")
+    dialogues = [Dialogue.model_validate_json(line) for line in lines]
+    if out is not None:
+        dialogues = [d for d in read_dialogues(out, skip_invalid=True).dialogues if d.meta.get("run_seed") == seed and d.meta.get("task_id") == task]
+    for group in report(dialogues):
+        console.print(report_table(group))
+
+
+@app.command()
+def chat(
+    task: Annotated[str, typer.Option("--task", "-t", help="Task id, e.g. mutualfriends-v0.")],
+    vs: Annotated[str, typer.Option(help="The bot you play against (agent spec).")] = "rule",
+    as_party: Annotated[Optional[str], typer.Option("--as", help="Which party you play (default: the first).")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Scenario seed (default: a new one).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Append the finished dialogue to this .jsonl.")] = None,
+) -> None:
+    """Play a task in the terminal against a bot."""
+    from duologue.agents import make_agent
+    from duologue.agents.human import TerminalAgent
+    from duologue.core.episode import play_episode
+    from duologue.tasks import make
+
+    try:
+        game = make(task)
+        bot = make_agent(vs, game)
+    except UnknownNameError as error:
+        raise fail(str(error)) from None
+    me = as_party or game.party_ids[0]
+    if me not in game.party_ids:
+        raise fail(f"--as {me!r}: {task} has parties {', '.join(game.party_ids)}")
+    person = TerminalAgent(console=console)
+    agents = {me: person, game.other(me): bot}
+    try:
+        dialogue = play_episode(game, agents, seed=seed if seed is not None else secrets.randbits(32), max_attempts=1000)
+    except (EOFError, KeyboardInterrupt):
+        console.print("\n[yellow]left the game[/]")
+        raise typer.Exit(130) from None
+    person.show_new_events(game.observe(me))
+    outcome = dialogue.outcome
+    if outcome is not None:
+        console.rule("the end")
+        console.print(f"outcome: {outcome.reason}; agreed: {outcome.agreed}; scores: {outcome.scores}")
+    if out is not None:
+        with out.open("ab") as handle:
+            handle.write(dump_dialogue(dialogue) + b"\n")
+
+
+@app.command("report")
+def report_command(
+    path: PathArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+) -> None:
+    """Task metrics with 95% bootstrap intervals for self-play output (`duologue play --out`)."""
+    from duologue.arena.report import report, report_table
+
+    result = load(OWN, path, skip_invalid=True)
+    try:
+        groups = report(result.dialogues)
+    except (ValueError, UnknownNameError) as error:
+        raise fail(str(error)) from None
+    if as_json:
+        sys.stdout.write(json.dumps([g.model_dump() for g in groups], indent=2) + "\n")
+        return
+    for group in groups:
+        console.print(report_table(group))
+    if result.invalid:
+        errors.print(f"[yellow]{result.invalid} unreadable line(s) left out[/]")
 
 
 def main() -> None:

@@ -68,6 +68,8 @@ class Task(ABC):
     party_ids: ClassVar[tuple[str, str]]
     """The ids parties have in this task's transcripts (the corpus's own names)."""
     default_max_turns: ClassVar[int] = 40
+    agents: ClassVar[dict[str, str]] = {}
+    """Task-specific agent kinds -> `module:Class` (e.g. `{"rule": "...:CasinoRuleAgent"}`)."""
 
     def __init__(
         self,
@@ -126,6 +128,18 @@ class Task(ABC):
     @abstractmethod
     def sample_action(self, party: str, rng: random.Random) -> actions.Action:
         """A random legal move for `party` (like Gymnasium's `action_space.sample()`)."""
+
+    def episode_metrics(self, dialogue: Dialogue) -> dict[str, float | None]:
+        """Per-episode figures for reports (`agreement`, `utility_buyer`, ...); None where a figure
+        does not apply to this episode (fairness when there was no deal)."""
+        outcome = dialogue.outcome or self.judge(dialogue)
+        figures: dict[str, float | None] = {"agreement": None if outcome.agreed is None else float(outcome.agreed)}
+        figures["turns"] = float(sum(1 for e in dialogue.events if e.kind != "system"))
+        return figures
+
+    def items(self, observation: Observation) -> list[dict[str, Any]]:
+        """The rows a party can pick with a Select move (MutualFriends: its friends); none by default."""
+        return []
 
     def next_party(self, party: str, action: actions.Action) -> str:
         """Who moves after `party` made `action`; alternation by default."""

@@ -1,0 +1,35 @@
+"""Agents by spec string: `random`, `rule`, and (as they land) `modular`, `llm:local`, `llm:openai/...`.
+
+A spec names an agent kind and, after a colon, its argument. Task-specific agents (a task's rule
+bot) are found through the task's `agents` table, so generic code never imports task folders.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from duologue.core.agent import Agent, RandomAgent
+from duologue.core.task import Task
+from duologue.tasks import did_you_mean
+
+GENERIC: dict[str, type[Agent]] = {"random": RandomAgent}
+
+
+def agent_kinds(task: Task) -> list[str]:
+    """Spec kinds usable on this task."""
+    return [*GENERIC, *task.agents]
+
+
+def make_agent(spec: str, task: Task) -> Agent:
+    """A new agent for `task` from a spec such as `rule` or `random`."""
+    kind, _, argument = spec.partition(":")
+    if kind in task.agents:
+        module, cls = task.agents[kind].split(":")
+        agent_class = getattr(import_module(module), cls)
+    elif kind in GENERIC:
+        agent_class = GENERIC[kind]
+    else:
+        raise did_you_mean(kind, agent_kinds(task), f"agent for {task.id}")
+    agent = agent_class(argument) if argument else agent_class()
+    agent.name = spec
+    return agent

@@ -1,0 +1,1 @@
+"""Playing many episodes: self-play runs, reports with intervals, and (later) tournaments."""

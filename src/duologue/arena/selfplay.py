@@ -1,0 +1,122 @@
+"""Self-play at scale: many seeded episodes, in parallel, written as they finish.
+
+Each episode's seed is derived from the run seed and the episode number, so a run is reproducible
+whatever the number of workers, and an interrupted run resumes by skipping the episodes already
+in its output file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import orjson
+from pydantic import Field
+
+from duologue.agents import make_agent
+from duologue.core.episode import play_episode
+from duologue.core.schema import Dialogue, Model
+from duologue.data.io import dump_dialogue
+from duologue.tasks import make
+
+
+class PlayConfig(Model):
+    """One self-play run: which task, which agents (in the task's party order), how many episodes."""
+
+    task: str
+    agents: list[str] = Field(min_length=2, max_length=2)
+    episodes: int = Field(1, ge=1)
+    seed: int = 0
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Task options, e.g. `{"max_turns": 30}`."""
+
+
+def episode_seed(run_seed: int, number: int) -> int:
+    """The seed of episode `number` of a run: stable, and unrelated across neighbouring run seeds."""
+    digest = hashlib.sha256(f"duologue:{run_seed}:{number}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def play_one(config: PlayConfig, number: int) -> Dialogue:
+    """Play episode `number` of a run in this process."""
+    task = make(config.task, **config.options)
+    agents = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, config.agents)}
+    dialogue = play_episode(task, agents, seed=episode_seed(config.seed, number))
+    dialogue.meta.update({"run_seed": config.seed, "episode": number, "agents": dict(zip(task.party_ids, config.agents))})
+    return dialogue
+
+
+def _play_line(config: PlayConfig, number: int) -> bytes:
+    return dump_dialogue(play_one(config, number))
+
+
+def finished_episodes(out: Path, config: PlayConfig) -> set[int]:
+    """Episode numbers of this run already in `out` (same task, agents and run seed)."""
+    done: set[int] = set()
+    if not out.exists():
+        return done
+    with out.open("rb") as handle:
+        for line in handle:
+            try:
+                meta = orjson.loads(line).get("meta", {})
+            except orjson.JSONDecodeError:
+                continue  # a line cut short by an interruption is played again
+            if meta.get("task_id") == config.task and meta.get("run_seed") == config.seed and list(meta.get("agents", {}).values()) == config.agents:
+                done.add(meta["episode"])
+    return done
+
+
+def run_selfplay(
+    config: PlayConfig,
+    *,
+    workers: int = 1,
+    out: Path | None = None,
+    on_episode: Callable[[Dialogue | None], None] | None = None,
+) -> Iterator[bytes]:
+    """Play the run's episodes and yield each as a JSON line as soon as it finishes.
+
+    With `out`, lines are appended and flushed one by one (an interrupted run keeps what it
+    finished) and episodes already there are skipped.
+    """
+    todo = list(range(config.episodes))
+    if out is not None:
+        done = finished_episodes(out, config)
+        todo = [n for n in todo if n not in done]
+        out.parent.mkdir(parents=True, exist_ok=True)
+        _drop_partial_last_line(out)
+    handle = out.open("ab") if out is not None else None
+    try:
+        for line in _lines(config, todo, workers):
+            if handle is not None:
+                handle.write(line + b"\n")
+                handle.flush()
+            if on_episode:
+                on_episode(None)
+            yield line
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+def _lines(config: PlayConfig, todo: list[int], workers: int) -> Iterator[bytes]:
+    if workers <= 1:
+        for number in todo:
+            yield _play_line(config, number)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(_play_line, config, number) for number in todo]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+def _drop_partial_last_line(out: Path) -> None:
+    """Cut a last line left unfinished by a killed run, so appended episodes start on a fresh line."""
+    if not out.exists() or out.stat().st_size == 0:
+        return
+    data = out.read_bytes()
+    if data.endswith(b"\n"):
+        return
+    cut = data.rfind(b"\n")
+    out.write_bytes(data[: cut + 1] if cut >= 0 else b"")

@@ -1,0 +1,81 @@
+"""The `duologue` command: every user mistake gives a message and a non-zero exit, never a traceback."""
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from duologue.cli import app
+
+runner = CliRunner()
+
+
+def run(*args: str, input: str | None = None):
+    return runner.invoke(app, list(args), input=input)
+
+
+def test_schema_prints_the_dialogue_json_schema(tmp_path: Path):
+    result = run("schema")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["title"] == "Dialogue"
+    out = tmp_path / "s.json"
+    assert run("schema", "--out", str(out)).exit_code == 0
+    assert json.loads(out.read_text())["title"] == "Dialogue"
+
+
+def test_unknown_corpus_suggests_a_name(tmp_path: Path):
+    (tmp_path / "x.json").write_text("[]")
+    result = run("data", "validate", "casno", str(tmp_path / "x.json"))
+    assert result.exit_code == 2
+    assert "Did you mean 'casino'" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_missing_path_and_empty_folder_are_clean_errors(tmp_path: Path):
+    result = run("data", "stats", "duo", str(tmp_path / "nope"))
+    assert result.exit_code == 2 and "no such file or folder" in result.stderr
+    result = run("data", "stats", "duo", str(tmp_path))
+    assert result.exit_code == 2 and "no .json, .jsonl or .parquet files" in result.stderr
+
+
+def test_play_then_report(coins, tmp_path: Path):
+    out = tmp_path / "run.jsonl"
+    result = run("play", "--task", coins, "--agents", "random", "--agents", "random", "-n", "20", "--workers", "2", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert len(out.read_text().splitlines()) == 20
+    assert "agreement" in result.stdout
+    result = run("report", str(out), "--json")
+    assert result.exit_code == 0
+    [group] = json.loads(result.stdout)
+    assert group["episodes"] == 20 and group["task"] == coins
+    again = run("play", "--task", coins, "--agents", "random", "-n", "25", "--out", str(out))
+    assert again.exit_code == 0 and "resumed: 20" in again.stderr
+    assert len(out.read_text().splitlines()) == 25
+
+
+def test_play_rejects_unknown_agents_and_tasks(coins):
+    result = run("play", "--task", coins, "--agents", "randm", "-n", "1")
+    assert result.exit_code == 2 and "Did you mean 'random'" in result.stderr
+    result = run("play", "--task", "coins-v1", "--agents", "random", "-n", "1")
+    assert result.exit_code == 2 and "Did you mean 'coins-v0'" in result.stderr
+
+
+def test_report_on_a_corpus_file_is_a_clean_error(tmp_path: Path):
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"id": "x", "task": "casino", "parties": [{"id": "a", "kind": "human"}, {"id": "b", "kind": "human"}]}) + "\n")
+    result = run("report", str(path))
+    assert result.exit_code == 2 and "not played by duologue" in result.stderr
+
+
+def test_terminal_chat_shows_the_private_view_and_refuses_illegal_moves(coins, tmp_path: Path):
+    out = tmp_path / "chat.jsonl"
+    typed = "hello there\n/offer 99\n/bogus\n" + "/accept\n/quit\n" * 20
+    result = run("chat", "--task", coins, "--vs", "random", "--seed", "4", "--out", str(out), input=typed)
+    assert result.exit_code == 0, result.output
+    assert "private (only you see this)" in result.stdout and "lucky" in result.stdout
+    assert "not allowed: offer is not allowed now" in result.stdout
+    assert result.stdout.count("private (only you see this)") == 1
+    assert "unknown command /bogus" in result.stdout
+    dialogue = json.loads(out.read_text())
+    assert dialogue["parties"][0]["kind"] == "human"
+    assert dialogue["events"][0] == {**dialogue["events"][0], "kind": "message", "text": "hello there"}
