@@ -1,0 +1,585 @@
+"""The CaSiNo corpus format (Chawla et al., NAACL 2021): reader, writer and checks.
+
+Native files (`casino_train.json`, `casino_valid.json`, ...) hold a JSON array of records:
+
+```
+{
+  "dialogue_id": 938,                                   # an integer
+  "chat_logs": [                                        # the transcript, in order
+    {"text": "Hello!", "task_data": {}, "id": "mturk_agent_1"},
+    {"text": "Submit-Deal", "id": "mturk_agent_2",
+     "task_data": {"issue2youget": {"Water": "3", "Firewood": "1", "Food": "0"},    # the proposer's share
+                   "issue2theyget": {"Water": "0", "Firewood": "2", "Food": "3"}}}, # counts are strings
+    {"text": "Accept-Deal", "task_data": {"data": "accept_deal"}, "id": "mturk_agent_1"},
+    ...                                                  # also Reject-Deal (reject_deal), Walk-Away (walk_away)
+  ],
+  "participant_info": {                                  # first key = the participant who spoke first
+    "mturk_agent_1": {
+      "value2issue": {"High": "Firewood", "Medium": "Food", "Low": "Water"},   # private priorities
+      "value2reason": {"High": "...", "Medium": "...", "Low": "..."},          # why, per level
+      "outcomes": {"points_scored": 22, "satisfaction": "Extremely satisfied",
+                   "opponent_likeness": "Extremely like"},
+      "demographics": {"age": 36, "gender": "male", "ethnicity": "...", "education": "..."},
+      "personality": {"svo": "prosocial", "big-five": {"extraversion": 2.0, ...}}
+    },
+    "mturk_agent_2": {...}
+  },
+  "annotations": [["Hello!", "small-talk"], ...]         # [utterance, "label,label"]; [] if unannotated
+}
+```
+
+Mapping to the schema: parties keep the corpus ids (in `participant_info` order) with demographics
+and personality in `Party.info`; `scenario.private[party]` holds `priorities` (issue -> level),
+`value2issue` as the corpus has it, and `reasons` (issue -> reason); chat entries become `Message`
+events and the four deal moves become `SubmitDeal` (string counts as ints), `AcceptDeal`,
+`RejectDeal` and `WalkAway`. The outcome is the accepted split (party -> share), a walk-away or no
+agreement, with `points_scored` as scores. Satisfaction and opponent likeness become party ratings on
+their five-label scales; strategy annotations are attached to the message they label.
+
+Annotations and messages: the annotated utterances are the chat messages in order, but two published
+dialogues (428 and 596) leave one message unannotated, so annotations are matched to messages in
+order rather than by position; unlabelled messages simply carry no annotation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator, Mapping
+
+from duologue.core.schema import (
+    AcceptDeal,
+    Annotation,
+    Dialogue,
+    Message,
+    Outcome,
+    Party,
+    Rating,
+    RejectDeal,
+    Scale,
+    Scenario,
+    Source,
+    SubmitDeal,
+    SystemNote,
+    WalkAway,
+)
+from duologue.data.compare import record_differences
+from duologue.data.formats import Checker, CorpusFormat, Problem, json_type
+from duologue.tasks.casino.rules import (
+    ISSUES,
+    LIKENESS_SCALE,
+    MAX_POINTS,
+    PACKAGES_PER_ISSUE,
+    POINTS_PER_PRIORITY,
+    PRIORITY_LEVELS,
+    SATISFACTION_SCALE,
+    STRATEGY_LABELS,
+    WALK_AWAY_POINTS,
+    points,
+    priorities_from_value2issue,
+)
+
+SUBMIT, ACCEPT, REJECT, WALK_AWAY = "Submit-Deal", "Accept-Deal", "Reject-Deal", "Walk-Away"
+MOVES: tuple[str, ...] = (SUBMIT, ACCEPT, REJECT, WALK_AWAY)
+MOVE_DATA: dict[str, dict[str, str]] = {
+    ACCEPT: {"data": "accept_deal"},
+    REJECT: {"data": "reject_deal"},
+    WALK_AWAY: {"data": "walk_away"},
+}
+"""The `task_data` the corpus writes for each answer move."""
+
+RECORD_KEYS = ("dialogue_id", "chat_logs", "participant_info", "annotations")
+ENTRY_KEYS = ("text", "task_data", "id")
+PARTICIPANT_KEYS = ("value2issue", "value2reason", "outcomes", "demographics", "personality")
+OUTCOME_KEYS = ("points_scored", "satisfaction", "opponent_likeness")
+DEMOGRAPHIC_TYPES: dict[str, type] = {"age": int, "gender": str, "ethnicity": str, "education": str}
+
+SATISFACTION, LIKENESS = "satisfaction", "opponent_likeness"
+RATING_SCALES: dict[str, Scale] = {SATISFACTION: SATISFACTION_SCALE, LIKENESS: LIKENESS_SCALE}
+STRATEGY_LAYER = "strategy"
+COUNT_STRINGS = tuple(str(n) for n in range(PACKAGES_PER_ISSUE + 1))
+
+
+class CasinoFormat(CorpusFormat):
+    """CaSiNo campsite negotiations: one JSON array of dialogue records per split file."""
+
+    name = "casino"
+    task = "casino"
+    description = "CaSiNo (Chawla et al. 2021): campsite negotiation over food, water and firewood, with strategy labels"
+    layout = "list"
+
+    # ------------------------------------------------------------------ identity
+
+    def record_id(self, record: Any) -> str | None:
+        if isinstance(record, Mapping):
+            value = record.get("dialogue_id")
+            if isinstance(value, (int, str)) and not isinstance(value, bool):
+                return str(value)
+        return None
+
+    # ------------------------------------------------------------------ checks
+
+    def check(self, record: Any) -> list[Problem]:
+        c = Checker()
+        if not isinstance(record, Mapping):
+            c.fail("$", f"expected a dialogue object, got {json_type(record)}")
+            return c.problems
+        c.require(record, "dialogue_id", (int, str), "$")
+        participants = self._check_participants(c, record)
+        logs = c.require(record, "chat_logs", list, "$")
+        messages: list[str] | None = None
+        if logs is not None:
+            messages = self._check_chat(c, logs, participants, record.get("participant_info"))
+        annotations = c.require(record, "annotations", list, "$")
+        if annotations is not None:
+            self._check_annotations(c, annotations, messages)
+        return c.problems
+
+    def _check_participants(self, c: Checker, record: Mapping) -> list[str] | None:
+        """Check every participant's view and answers; return the participant ids (None if unusable)."""
+        info = c.require(record, "participant_info", dict, "$")
+        if info is None:
+            return None
+        if len(info) != 2:
+            c.fail("$.participant_info", f"expected exactly two participants, got {len(info)}: {list(info)}")
+        for pid, participant in info.items():
+            path = f"$.participant_info.{pid}"
+            if not isinstance(participant, Mapping):
+                c.fail(path, f"expected an object, got {json_type(participant)}")
+                continue
+            self._check_priorities(c, participant, path)
+            outcomes = c.require(participant, "outcomes", dict, path)
+            if outcomes is not None:
+                here = f"{path}.outcomes"
+                scored = c.require(outcomes, "points_scored", int, here, nullable=True)
+                if scored is not None and not 0 <= scored <= MAX_POINTS:
+                    c.fail(f"{here}.points_scored", f"{scored} points is outside the possible 0..{MAX_POINTS}")
+                for key, scale in RATING_SCALES.items():
+                    answer = c.require(outcomes, key, str, here, nullable=True)
+                    if answer is not None and not scale.contains(answer):
+                        c.fail(f"{here}.{key}", f"{answer!r} is not on the {key} scale {scale.labels}")
+            demographics = c.require(participant, "demographics", dict, path)
+            if demographics is not None:
+                for key, kind in DEMOGRAPHIC_TYPES.items():
+                    c.optional(demographics, key, kind, f"{path}.demographics")
+            personality = c.require(participant, "personality", dict, path)
+            if personality is not None:
+                c.optional(personality, "svo", str, f"{path}.personality")
+                big_five = c.optional(personality, "big-five", dict, f"{path}.personality")
+                for trait in big_five or {}:
+                    c.require(big_five, trait, float, f"{path}.personality.big-five")
+        return list(info)
+
+    def _check_priorities(self, c: Checker, participant: Mapping, path: str) -> None:
+        value2issue = c.require(participant, "value2issue", dict, path)
+        if value2issue is not None:
+            here = f"{path}.value2issue"
+            if sorted(value2issue) != sorted(PRIORITY_LEVELS):
+                c.fail(here, f"priority levels must be exactly {list(PRIORITY_LEVELS)}, got {list(value2issue)}")
+            issues = [c.require(value2issue, level, str, here) for level in value2issue]
+            if all(i is not None for i in issues) and sorted(issues) != sorted(ISSUES):
+                c.fail(here, f"priorities must rank each of {list(ISSUES)} once, got {issues}")
+        value2reason = c.require(participant, "value2reason", dict, path)
+        if value2reason is not None:
+            here = f"{path}.value2reason"
+            if sorted(value2reason) != sorted(PRIORITY_LEVELS):
+                c.fail(here, f"reasons must be given for exactly {list(PRIORITY_LEVELS)}, got {list(value2reason)}")
+            for level in value2reason:
+                c.require(value2reason, level, str, here)
+
+    def _check_chat(self, c: Checker, logs: list, participants: list[str] | None, info: Any) -> list[str] | None:
+        """Check entries and the deal flow; return the chat messages' texts (None if unusable)."""
+        messages: list[str] = []
+        usable = True
+        pending: tuple[str | None, int, dict | None] | None = None  # proposer, index, shares
+        ended: tuple[str, int] | None = None  # move, index
+        agreed: tuple[str | None, int, dict | None] | None = None
+        for i, entry in enumerate(logs):
+            path = f"$.chat_logs[{i}]"
+            if not isinstance(entry, Mapping):
+                c.fail(path, f"expected a chat entry object, got {json_type(entry)}")
+                usable = False
+                continue
+            text = c.require(entry, "text", str, path)
+            task_data = c.require(entry, "task_data", dict, path)
+            speaker = c.require(entry, "id", str, path)
+            if speaker is not None and participants is not None and speaker not in participants:
+                c.fail(f"{path}.id", f"{speaker!r} is not one of the two participants {participants}")
+            if text is None:
+                usable = False
+                continue
+            if ended is not None:
+                c.fail(path, f"entry after the negotiation ended with {ended[0]} at chat_logs[{ended[1]}]")
+            if text not in MOVES:
+                if _looks_like_move(text):
+                    c.fail(f"{path}.text", f"unknown deal move {text!r}; the moves are {', '.join(MOVES)}")
+                elif task_data:
+                    c.fail(f"{path}.task_data", f"a chat message carries task data {task_data!r}; only the deal moves {', '.join(MOVES)} do")
+                messages.append(text)
+                continue
+            if text == SUBMIT:
+                shares = self._check_submission(c, task_data, f"{path}.task_data") if task_data is not None else None
+                pending = (speaker, i, shares)
+            elif text in (ACCEPT, REJECT):
+                if pending is None:
+                    c.fail(path, f"{text} with no pending deal: no Submit-Deal awaits an answer")
+                elif speaker is not None and speaker == pending[0]:
+                    c.fail(path, f"{text} by {speaker!r}, who submitted the pending deal at chat_logs[{pending[1]}]; only the other participant answers it")
+                elif text == ACCEPT:
+                    agreed = pending
+                    ended = (text, i)
+                pending = None
+            else:
+                ended = (text, i)
+        if ended is not None and participants is not None and isinstance(info, Mapping):
+            self._check_points(c, info, participants, walked_away=ended[0] == WALK_AWAY, agreed=agreed)
+        return messages if usable else None
+
+    def _check_submission(self, c: Checker, task_data: Mapping, path: str) -> dict[str, dict[str, int]] | None:
+        """Check a Submit-Deal's two shares; return them as ints when they are well formed."""
+        shares: dict[str, dict[str, int]] = {}
+        well_formed = True
+        for key in ("issue2youget", "issue2theyget"):
+            share = c.require(task_data, key, dict, path)
+            if share is None:
+                well_formed = False
+                continue
+            here = f"{path}.{key}"
+            for issue in share:
+                if issue not in ISSUES:
+                    c.fail(f"{here}.{issue}", f"unknown issue; the issues are {list(ISSUES)}")
+                    well_formed = False
+            for issue in ISSUES:
+                count = c.require(share, issue, str, here)
+                if count is None:
+                    well_formed = False
+                elif count not in COUNT_STRINGS:
+                    c.fail(f"{here}.{issue}", f"expected a package count \"0\"..\"{PACKAGES_PER_ISSUE}\", got {count!r}")
+                    well_formed = False
+            if well_formed:
+                shares[key] = {issue: int(share[issue]) for issue in ISSUES}
+        if not well_formed:
+            return None
+        for issue in ISSUES:
+            mine, theirs = shares["issue2youget"][issue], shares["issue2theyget"][issue]
+            if mine + theirs != PACKAGES_PER_ISSUE:
+                c.fail(path, f"{issue}: {mine} + {theirs} packages do not add up to {PACKAGES_PER_ISSUE}")
+                well_formed = False
+        return shares if well_formed else None
+
+    def _check_points(self, c: Checker, info: Mapping, participants: list[str], *, walked_away: bool, agreed: tuple | None) -> None:
+        """points_scored must be what the rules give: the deal's value by the party's priorities, or 5 for a walk-away."""
+        if len(participants) != 2:
+            return
+        expected: dict[str, int] = {}
+        why = ""
+        if walked_away:
+            expected = {pid: WALK_AWAY_POINTS for pid in participants}
+            why = "a walk-away gives each participant"
+        elif agreed is not None and agreed[2] is not None and agreed[0] in participants:
+            proposer, index, shares = agreed
+            why = f"by its priorities the deal accepted at chat_logs[{index}] is worth"
+            for pid in participants:
+                share = shares["issue2youget"] if pid == proposer else shares["issue2theyget"]
+                priorities = _valid_priorities(info.get(pid))
+                if priorities is not None:
+                    expected[pid] = points(share, priorities)
+        for pid, value in expected.items():
+            outcomes = info[pid].get("outcomes") if isinstance(info.get(pid), Mapping) else None
+            scored = outcomes.get("points_scored") if isinstance(outcomes, Mapping) else None
+            if isinstance(scored, int) and not isinstance(scored, bool) and scored != value:
+                c.fail(f"$.participant_info.{pid}.outcomes.points_scored", f"{scored} points, but {why} {value}")
+
+    def _check_annotations(self, c: Checker, annotations: list, messages: list[str] | None) -> None:
+        utterances: list[tuple[int, str]] = []
+        for j, item in enumerate(annotations):
+            path = f"$.annotations[{j}]"
+            if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
+                c.fail(path, f'expected [utterance, "label,label"] (two strings), got {json_type(item)} {item!r:.80}')
+                continue
+            for label in item[1].split(","):
+                if label not in STRATEGY_LABELS:
+                    c.fail(f"{path}[1]", f"unknown strategy label {label!r}; the labels are {', '.join(STRATEGY_LABELS)}")
+            utterances.append((j, item[0]))
+        if messages is None:
+            return
+        for j, matched in _align([u for _, u in utterances], messages):
+            if matched is None:
+                index = utterances[j][0]
+                c.fail(f"$.annotations[{index}][0]", "annotated utterance matches no chat message after the previous annotated one (annotations follow the chat in order)")
+
+    # ------------------------------------------------------------------ native -> Dialogue
+
+    def to_dialogue(self, record: Any, *, file: str | None = None, index: int | None = None, split: str | None = None) -> Dialogue:
+        info: Mapping[str, Any] = record["participant_info"]
+        ids = list(info)
+        parties = [Party(id=pid, kind="human", info=_party_info(info[pid])) for pid in ids]
+        private = {pid: _private_view(info[pid]) for pid in ids}
+        public = {
+            "issues": list(ISSUES),
+            "packages": {issue: PACKAGES_PER_ISSUE for issue in ISSUES},
+            "points": dict(POINTS_PER_PRIORITY),
+            "walk_away_points": WALK_AWAY_POINTS,
+        }
+        events = [_event(entry) for entry in record["chat_logs"]]
+        source_extra: dict[str, Any] = {}
+        raw_id = record["dialogue_id"]
+        if _native_id(str(raw_id)) != raw_id:
+            source_extra["dialogue_id"] = raw_id
+        fields = {k: v for k, v in record.items() if k not in RECORD_KEYS}
+        if fields:
+            source_extra["fields"] = fields
+        return Dialogue(
+            id=str(raw_id),
+            task="casino",
+            split=split,
+            scenario=Scenario(public=public, private=private),
+            parties=parties,
+            events=events,
+            outcome=_outcome(events, info, ids),
+            ratings=_ratings(info, ids),
+            annotations=_annotations(record["annotations"], events),
+            source=Source(corpus=self.name, file=file, index=index, extra=source_extra),
+        )
+
+    # ------------------------------------------------------------------ Dialogue -> native
+
+    def from_dialogue(self, dialogue: Dialogue) -> dict[str, Any]:
+        ours = dialogue.source.corpus == self.name
+        source_extra = dialogue.source.extra if ours else {}
+        record: dict[str, Any] = {
+            "dialogue_id": source_extra.get("dialogue_id", _native_id(dialogue.id)),
+            "chat_logs": [entry for event in dialogue.events if (entry := _entry(event, ours)) is not None],
+            "participant_info": {p.id: _participant(dialogue, p) for p in dialogue.parties},
+            "annotations": _native_annotations(dialogue),
+        }
+        record.update(source_extra.get("fields", {}))
+        return record
+
+
+# ---------------------------------------------------------------------- helpers: checks
+
+
+def _looks_like_move(text: str) -> bool:
+    """A text meant as a deal move but misspelt (`walk-away`, `Submit Deal`) rather than a chat line."""
+    folded = re.sub(r"[\s_-]+", "-", text.strip().lower())
+    return folded in {m.lower() for m in MOVES}
+
+
+def _valid_priorities(participant: Any) -> dict[str, str] | None:
+    value2issue = participant.get("value2issue") if isinstance(participant, Mapping) else None
+    if not isinstance(value2issue, Mapping) or sorted(value2issue) != sorted(PRIORITY_LEVELS):
+        return None
+    if not all(isinstance(v, str) for v in value2issue.values()) or sorted(value2issue.values()) != sorted(ISSUES):
+        return None
+    return priorities_from_value2issue(value2issue)
+
+
+def _align(utterances: list[str], messages: list[str]) -> Iterator[tuple[int, int | None]]:
+    """Match annotated utterances to messages in order: (annotation position, message position or None).
+
+    An utterance with no later match is reported as unmatched and does not move the cursor, so one
+    stray annotation does not unmatch all those after it.
+    """
+    cursor = 0
+    for j, utterance in enumerate(utterances):
+        k = cursor
+        while k < len(messages) and messages[k] != utterance:
+            k += 1
+        if k < len(messages):
+            yield j, k
+            cursor = k + 1
+        else:
+            yield j, None
+
+
+# ---------------------------------------------------------------------- helpers: reading
+
+
+def _native_id(dialogue_id: str) -> int | str:
+    """Corpus ids are integers; other ids (uuids from the platform) stay strings."""
+    return int(dialogue_id) if re.fullmatch(r"-?(0|[1-9][0-9]*)", dialogue_id) else dialogue_id
+
+
+def _party_info(participant: Mapping[str, Any]) -> dict[str, Any]:
+    info = {"demographics": participant["demographics"], "personality": participant["personality"]}
+    info.update({k: v for k, v in participant.items() if k not in PARTICIPANT_KEYS})
+    return info
+
+
+def _private_view(participant: Mapping[str, Any]) -> dict[str, Any]:
+    """What only this participant knows: its priorities and the reasons it gave for them."""
+    value2issue = participant["value2issue"]
+    value2reason = participant["value2reason"]
+    return {
+        "priorities": priorities_from_value2issue(value2issue),
+        "value2issue": dict(value2issue),
+        "reasons": {issue: value2reason[level] for level, issue in sorted(value2issue.items(), key=lambda item: ISSUES.index(item[1]))},
+    }
+
+
+def _event(entry: Mapping[str, Any]):
+    text, task_data, party = entry["text"], entry["task_data"], entry["id"]
+    extra: dict[str, Any] = {}
+    fields = {k: v for k, v in entry.items() if k not in ENTRY_KEYS}
+    if fields:
+        extra["fields"] = fields
+    if text == SUBMIT:
+        mine = {issue: int(n) for issue, n in task_data["issue2youget"].items()}
+        theirs = {issue: int(n) for issue, n in task_data["issue2theyget"].items()}
+        event = SubmitDeal(party=party, mine=mine, theirs=theirs)
+    elif text == ACCEPT:
+        event = AcceptDeal(party=party)
+    elif text == REJECT:
+        event = RejectDeal(party=party)
+    elif text == WALK_AWAY:
+        event = WalkAway(party=party)
+    else:
+        event = Message(party=party, text=text)
+    if record_differences(task_data, _default_task_data(event)):
+        extra["task_data"] = task_data
+    event.extra = extra
+    return event
+
+
+def _outcome(events: list, info: Mapping[str, Any], ids: list[str]) -> Outcome:
+    pending: SubmitDeal | None = None
+    reason, deal = "no_agreement", None
+    for event in events:
+        if isinstance(event, SubmitDeal):
+            pending = event
+        elif isinstance(event, RejectDeal):
+            pending = None
+        elif isinstance(event, AcceptDeal) and pending is not None:
+            reason = "agreement"
+            deal = {pid: dict(pending.mine if pid == pending.party else pending.theirs) for pid in ids}
+            break
+        elif isinstance(event, WalkAway):
+            reason = "walk_away"
+            break
+    scores = {pid: info[pid]["outcomes"]["points_scored"] for pid in ids if info[pid]["outcomes"]["points_scored"] is not None}
+    extra: dict[str, Any] = {}
+    leftovers = {pid: {k: v for k, v in info[pid]["outcomes"].items() if k not in OUTCOME_KEYS} for pid in ids}
+    if any(leftovers.values()):
+        extra["outcomes"] = {pid: rest for pid, rest in leftovers.items() if rest}
+    return Outcome(reason=reason, agreed=reason == "agreement", deal=deal, scores=scores, extra=extra)
+
+
+def _ratings(info: Mapping[str, Any], ids: list[str]) -> list[Rating]:
+    ratings = []
+    for pid in ids:
+        other = next((q for q in ids if q != pid), None)
+        for criterion, scale in RATING_SCALES.items():
+            value = info[pid]["outcomes"][criterion]
+            if value is not None:
+                target = other if criterion == LIKENESS else None
+                ratings.append(Rating(rater_kind="party", rater_id=pid, target=target, criterion=criterion, value=value, scale=scale))
+    return ratings
+
+
+def _annotations(items: list, events: list) -> list[Annotation]:
+    message_positions = [i for i, e in enumerate(events) if isinstance(e, Message)]
+    texts = [events[i].text for i in message_positions]
+    utterances = [item[0] for item in items]
+    out = []
+    for j, matched in _align(utterances, texts):
+        utterance, labels = items[j]
+        if matched is None:  # kept whole so the writer can give it back
+            out.append(Annotation(event=None, layer=STRATEGY_LAYER, labels=labels.split(","), value={"utterance": utterance}))
+        else:
+            out.append(Annotation(event=message_positions[matched], layer=STRATEGY_LAYER, labels=labels.split(",")))
+    return out
+
+
+# ---------------------------------------------------------------------- helpers: writing
+
+
+def _default_task_data(event) -> dict[str, Any]:
+    if isinstance(event, SubmitDeal):
+        return {
+            "issue2youget": {issue: str(n) for issue, n in event.mine.items()},
+            "issue2theyget": {issue: str(n) for issue, n in event.theirs.items()},
+        }
+    for move, kind in ((ACCEPT, AcceptDeal), (REJECT, RejectDeal), (WALK_AWAY, WalkAway)):
+        if isinstance(event, kind):
+            return dict(MOVE_DATA[move])
+    return {}
+
+
+def _entry(event, ours: bool) -> dict[str, Any] | None:
+    """A chat_logs entry; platform notes (timeouts, disconnects) have no native place and are left out.
+
+    `ours`: the event was read from CaSiNo, so its `extra` holds native leftovers to give back.
+    """
+    if isinstance(event, SystemNote):
+        return None
+    if isinstance(event, Message):
+        text = event.text
+    elif isinstance(event, SubmitDeal):
+        text = SUBMIT
+    elif isinstance(event, AcceptDeal):
+        text = ACCEPT
+    elif isinstance(event, RejectDeal):
+        text = REJECT
+    elif isinstance(event, WalkAway):
+        text = WALK_AWAY
+    else:
+        raise ValueError(f"a {event.kind!r} event has no place in a CaSiNo record (its moves are messages and {', '.join(MOVES)})")
+    if event.party is None:
+        raise ValueError(f"a CaSiNo chat entry needs a participant id, but this {event.kind!r} event has none")
+    leftovers = event.extra if ours else {}
+    entry = {"text": text, "task_data": leftovers.get("task_data", _default_task_data(event)), "id": event.party}
+    entry.update(leftovers.get("fields", {}))
+    return entry
+
+
+def _participant(dialogue: Dialogue, party: Party) -> dict[str, Any]:
+    view = dialogue.scenario.private.get(party.id, {})
+    stored = view.get("value2issue") if isinstance(view.get("value2issue"), Mapping) else {}
+    priorities = view.get("priorities") or priorities_from_value2issue(stored)
+    issue_of = {level: issue for issue, level in priorities.items()}
+    order = list(stored) if sorted(stored) == sorted(PRIORITY_LEVELS) else list(PRIORITY_LEVELS)
+    reasons = view.get("reasons") or {}
+    participant: dict[str, Any] = {
+        "value2issue": {level: issue_of[level] for level in order if level in issue_of},
+        "value2reason": {level: reasons.get(issue_of.get(level), "") for level in PRIORITY_LEVELS} if issue_of else {},
+        "outcomes": _native_outcomes(dialogue, party.id),
+        "demographics": party.info.get("demographics", {}),
+        "personality": party.info.get("personality", {}),
+    }
+    participant.update({k: v for k, v in party.info.items() if k not in participant})
+    return participant
+
+
+def _native_outcomes(dialogue: Dialogue, party_id: str) -> dict[str, Any]:
+    score = dialogue.outcome.scores.get(party_id) if dialogue.outcome else None
+    if isinstance(score, float) and score.is_integer():
+        score = int(score)
+    outcomes: dict[str, Any] = {"points_scored": score}
+    for criterion, scale in RATING_SCALES.items():
+        rating = next((r for r in dialogue.ratings if r.rater_kind == "party" and r.rater_id == party_id and r.criterion == criterion), None)
+        outcomes[criterion] = None if rating is None else _label(rating, scale)
+    if dialogue.outcome and dialogue.source.corpus == "casino":
+        outcomes.update(dialogue.outcome.extra.get("outcomes", {}).get(party_id, {}))
+    return outcomes
+
+
+def _label(rating: Rating, scale: Scale) -> str | int | float:
+    """The corpus's label for a rating; a 1..5 number from a platform questionnaire maps to the n-th label."""
+    labels = scale.labels or []
+    value = rating.value
+    if isinstance(value, (int, float)) and float(value).is_integer() and 1 <= value <= len(labels):
+        return labels[int(value) - 1]
+    return value
+
+
+def _native_annotations(dialogue: Dialogue) -> list[list[str]]:
+    rows = []
+    for annotation in dialogue.annotations_of(STRATEGY_LAYER):
+        if isinstance(annotation.value, Mapping) and isinstance(annotation.value.get("utterance"), str):
+            utterance = annotation.value["utterance"]
+        elif annotation.event is not None and isinstance(dialogue.events[annotation.event], Message):
+            utterance = dialogue.events[annotation.event].text
+        else:
+            continue
+        rows.append([utterance, ",".join(annotation.labels)])
+    return rows
