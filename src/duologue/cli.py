@@ -80,10 +80,13 @@ def load(corpus: str, path: Path, *, skip_invalid: bool) -> ReadResult:
 
 def show_problems(problems: list[Problem], limit: int = 50) -> None:
     table = Table(title=f"{len(problems)} problem(s)", show_lines=False, title_justify="left")
-    for column in ("file", "line", "record", "path", "reason"):
-        table.add_column(column, overflow="fold")
+    table.add_column("where", overflow="fold", ratio=2)
+    table.add_column("record", overflow="fold", ratio=1)
+    table.add_column("field", overflow="fold", ratio=2)
+    table.add_column("problem", overflow="fold", ratio=3)
     for p in problems[:limit]:
-        table.add_row(p.file or "", "" if p.line is None else str(p.line), p.record or "", p.path, p.reason)
+        where = (p.file or "<input>") + ("" if p.line is None else f":{p.line}")
+        table.add_row(where, p.record or "", p.path, p.reason)
     errors.print(table)
     if len(problems) > limit:
         errors.print(f"... and {len(problems) - limit} more (use --json for all)")
@@ -148,9 +151,9 @@ def stats(
     statistics = corpus_statistics(result.dialogues, group_of)
     if as_json:
         sys.stdout.write(statistics.model_dump_json(indent=2) + "\n")
-        return
-    for table in stats_tables(statistics):
-        console.print(table)
+    else:
+        for table in stats_tables(statistics):
+            console.print(table)
     if result.invalid:
         errors.print(f"[yellow]{result.invalid} invalid record(s) left out[/]")
 

@@ -58,30 +58,36 @@ class Checker:
 
     def require(self, obj: Any, key: str, kind: type | tuple[type, ...], path: str, *, nullable: bool = False) -> Any:
         """Check `obj[key]` exists and has the expected JSON type; return it or None."""
-        here = f"{path}.{key}"
-        if not isinstance(obj, Mapping):
+        if type(obj) is not dict and not isinstance(obj, Mapping):
             self.fail(path, f"expected an object, got {json_type(obj)}")
             return None
         if key not in obj:
-            self.fail(here, "missing field")
+            self.fail(f"{path}.{key}", "missing field")
             return None
         value = obj[key]
         if value is None and nullable:
             return None
         if not is_json_type(value, kind):
-            self.fail(here, f"expected {type_names(kind)}, got {json_type(value)}")
+            self.fail(f"{path}.{key}", f"expected {type_names(kind)}, got {json_type(value)}")
             return None
         return value
 
     def optional(self, obj: Any, key: str, kind: type | tuple[type, ...], path: str, *, nullable: bool = True) -> Any:
         """Like `require`, but a missing key is fine."""
-        if not isinstance(obj, Mapping) or key not in obj:
+        if (type(obj) is not dict and not isinstance(obj, Mapping)) or key not in obj:
             return None
         return self.require(obj, key, kind, path, nullable=nullable)
 
 
+_PLAIN = {str, dict, list}
+
+
 def is_json_type(value: Any, kind: type | tuple[type, ...]) -> bool:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
+    """Whether a parsed JSON value has the expected type; a JSON integer counts as a number."""
+    value_type = type(value)
+    if value_type is kind and value_type in _PLAIN:  # the common case, checked cheaply
+        return True
+    kinds = kind if type(kind) is tuple else (kind,)
     if isinstance(value, bool):
         return bool in kinds
     if isinstance(value, int) and float in kinds:

@@ -111,6 +111,44 @@ def _iter_file(file: Path, problems: list[Problem]) -> Iterator[RawRecord]:
         yield RawRecord(file, 0, data)
 
 
+def record_start_lines(text: bytes) -> list[int]:
+    """Line number (1-based) where each element of a top-level JSON array starts.
+
+    Used only when a file has problems, so messages can say `file:line` for JSON arrays too.
+    """
+    lines: list[int] = []
+    line, depth, in_string, escaped, expecting = 1, 0, False, False, False
+    for byte in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+            elif byte == 0x0A:
+                line += 1
+            continue
+        if byte == 0x0A:
+            line += 1
+        elif byte in (0x20, 0x09, 0x0D):
+            continue
+        elif depth == 1 and expecting:
+            lines.append(line)
+            expecting = False
+        if byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth == 1 and byte == 0x5B:
+                expecting = True
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+        elif byte == 0x2C and depth == 1:  # comma between elements
+            expecting = True
+    return lines
+
+
 def _json_reason(error: orjson.JSONDecodeError) -> str:
     return f"{error.msg} at line {error.lineno} column {error.colno}"
 
@@ -135,6 +173,7 @@ def read_corpus(
     result = ReadResult()
     seen_ids: dict[str, str] = {}
     files: set[Path] = set()
+    array_lines: dict[Path, list[int]] = {}
     for raw in iter_raw(path, result.problems):
         files.add(raw.file)
         result.records += 1
@@ -152,6 +191,7 @@ def read_corpus(
                 seen_ids[key] = f"{raw.file}#{raw.index}"
         if problems:
             result.invalid += 1
+            where["line"] = raw.line or _array_line(raw, array_lines)
             result.problems.extend(p.located(**where) for p in problems)
             continue
         try:
@@ -165,6 +205,16 @@ def read_corpus(
     if result.problems and not skip_invalid:
         raise CorpusReadError(result.problems)
     return result
+
+
+def _array_line(raw: RawRecord, cache: dict[Path, list[int]]) -> int | None:
+    """The line where a record of a JSON array file starts (computed once per file, on demand)."""
+    if raw.file.suffix.lower() != ".json":
+        return None
+    if raw.file not in cache:
+        cache[raw.file] = record_start_lines(raw.file.read_bytes())
+    lines = cache[raw.file]
+    return lines[raw.index] if raw.index < len(lines) else None
 
 
 def _safe_id(fmt: CorpusFormat, record: Any) -> str | None:
