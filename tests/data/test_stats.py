@@ -282,3 +282,19 @@ def test_duo_english_third_party_ratings_are_those_of_the_files(duo_stats):
     assert ed["preference"].values == 50 and wow["preference"].values == 46
     assert [f"{ed[c].mean:.2f} ± {ed[c].sd:.2f}" for c in criteria("en/ed")] == ["3.50 ± 0.79", "4.55 ± 0.42", "3.51 ± 0.54", "4.10 ± 0.58"]
     assert [f"{wow[c].mean:.2f} ± {wow[c].sd:.2f}" for c in criteria("en/wow")] == ["3.57 ± 0.72", "4.49 ± 0.57", "3.18 ± 0.73", "3.62 ± 0.75"]
+
+
+def test_score_per_party_pools_every_scored_party_and_unknown_participants_are_none():
+    from duologue.core.schema import Dialogue, Outcome
+    from duologue.data.stats import corpus_statistics
+
+    parties = [{"id": "a", "kind": "human"}, {"id": "b", "kind": "human"}]
+    dialogues = [
+        Dialogue(id="1", task="casino", parties=parties, outcome=Outcome(reason="agreement", agreed=True, scores={"a": 10, "b": 20})),
+        Dialogue(id="2", task="casino", parties=parties, outcome=Outcome(reason="walk_away", agreed=False, scores={"a": 30})),
+    ]
+    overall = corpus_statistics(dialogues).overall
+    assert overall.outcome.score_mean == 20.0
+    assert overall.outcome.score_sd == 10.0
+    assert overall.outcome.mean_scores == {"a": 20.0, "b": 20.0}
+    assert overall.participants is None

@@ -58,6 +58,10 @@ class OutcomeSummary(BaseModel):
     reasons: dict[str, int] = Field(default_factory=dict)
     mean_scores: dict[str, float] = Field(default_factory=dict)
     """Party id -> mean of `Outcome.scores` over the dialogues that score that party."""
+    score_mean: float | None = None
+    """Mean score over every scored party of every dialogue (CaSiNo: points per participant)."""
+    score_sd: float | None = None
+    """Sample standard deviation of those scores."""
 
 
 class RatingSummary(BaseModel):
@@ -82,7 +86,8 @@ class GroupStats(BaseModel):
     group: str
     languages: list[str]
     dialogues: int
-    participants: int
+    participants: int | None
+    """Distinct human participant ids; None when the corpus does not identify participants."""
     utterances: int
     tokens: int
     vocabulary: int
@@ -141,7 +146,7 @@ def _group_stats(name: str, dialogues: list[Dialogue], tokenized: list[list[list
         group=name,
         languages=sorted({d.language for d in dialogues}),
         dialogues=len(dialogues),
-        participants=len(participants),
+        participants=len(participants) if participants else None,
         utterances=len(lengths),
         tokens=n_tokens,
         vocabulary=n_types,
@@ -164,6 +169,7 @@ def _outcome_summary(dialogues: list[Dialogue]) -> OutcomeSummary | None:
     for outcome in outcomes:
         for party, score in outcome.scores.items():
             scores[party].append(score)
+    every = [score for values in scores.values() for score in values]
     return OutcomeSummary(
         dialogues=len(outcomes),
         decided=len(decided),
@@ -172,6 +178,8 @@ def _outcome_summary(dialogues: list[Dialogue]) -> OutcomeSummary | None:
         walk_aways=sum(1 for o in outcomes if o.reason == "walk_away"),
         reasons=dict(sorted(Counter(o.reason for o in outcomes).items())),
         mean_scores={party: sum(values) / len(values) for party, values in sorted(scores.items())},
+        score_mean=statistics.fmean(every) if every else None,
+        score_sd=statistics.stdev(every) if len(every) > 1 else None,
     )
 
 
@@ -288,6 +296,10 @@ def _outcome_table(columns: list[GroupStats]) -> Table:
     table.add_row("Dialogues with an outcome", *(_number(g.outcome.dialogues) if g.outcome else "-" for g in columns))
     table.add_row("Agreement / success rate", *(_number(g.outcome.agreement_rate, 3) if g.outcome else "-" for g in columns))
     table.add_row("Walk-aways", *(_number(g.outcome.walk_aways) if g.outcome else "-" for g in columns))
+    table.add_row(
+        "Score per party (mean ± sd)",
+        *(f"{g.outcome.score_mean:.2f} ± {g.outcome.score_sd:.2f}" if g.outcome and g.outcome.score_sd is not None else "-" for g in columns),
+    )
     parties = sorted({p for g in columns if g.outcome for p in g.outcome.mean_scores})
     for party in parties:
         table.add_row(f"Mean score: {party}", *(_number(g.outcome.mean_scores.get(party)) if g.outcome else "-" for g in columns))
