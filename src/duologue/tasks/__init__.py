@@ -14,7 +14,9 @@ if TYPE_CHECKING:
     from duologue.core.task import Task
     from duologue.data.formats import CorpusFormat
 
-TASKS: dict[str, str] = {}
+TASKS: dict[str, str] = {
+    "casino-v0": "duologue.tasks.casino.task:CasinoTask",
+}
 """Task id -> `module:Class` of its `Task`. Ids carry a version (`casino-v0`)."""
 
 CORPUS_FORMATS: dict[str, str] = {

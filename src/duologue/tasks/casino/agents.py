@@ -1,0 +1,494 @@
+"""A rule-based CaSiNo negotiator that talks in plain English and reads what people write.
+
+How it plays (each step reads only its `Observation`):
+
+1. Reads every new message of the partner with `understanding.read`, and every deal they submit,
+   into a `PartnerModel`: evidence per issue of how much the partner values it, turned into a
+   posterior over the six possible rankings.
+2. Talks like most CaSiNo people do: greets, asks what the partner needs most, and states its own
+   priorities honestly, with the reason it has for them, in varied wording (several phrasings per
+   move, chosen with its own RNG).
+3. Proposes integrative splits: among the 64 possible splits it keeps those Pareto optimal under its
+   belief (its own points against the partner's expected points) and offers the one that gives the
+   partner most while keeping its own points at its aspiration. The aspiration starts a little
+   above the Nash bargaining point of that frontier (a fair split) and comes down with each proposal
+   and as turns run out.
+4. Accepts a submitted deal (or a deal the partner describes in text, by submitting it) when it is
+   worth at least its acceptance threshold, which starts just under the fair split and softens over
+   the turns, or at least what it would propose next; otherwise rejects and counters in words.
+5. Walks away only as a last resort: when turns are nearly gone and the deal on the table is worth
+   less than walking away.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from duologue.core import actions
+from duologue.core.agent import Agent
+from duologue.core.schema import Message, RejectDeal, SubmitDeal
+from duologue.core.task import IllegalAction, Observation, Task
+from duologue.tasks.casino.rules import (
+    ISSUES,
+    PACKAGES_PER_ISSUE,
+    POINTS_PER_PRIORITY,
+    PRIORITY_LEVELS,
+    WALK_AWAY_POINTS,
+    all_shares,
+    complement,
+    points,
+)
+from duologue.tasks.casino.task import RANKINGS, pending_deal
+from duologue.tasks.casino.understanding import Reading, read
+
+LEVEL_SIGN = {"High": 1.0, "Medium": 0.0, "Low": -1.0}
+
+# ---------------------------------------------------------------------------- what the agent says
+
+GREETINGS = (
+    "Hi there!",
+    "Hello!",
+    "Hey, nice to meet you!",
+    "Hi neighbor!",
+    "Hello, how is your trip going so far?",
+    "Hey! Excited for the camping trip?",
+    "Hi! Hope you're doing well.",
+    "Good to meet you, fellow camper!",
+)
+GREETING_REPLIES = ("Hi!", "Hello to you too!", "Hey, doing great, thanks!", "Hi, nice to meet you!", "Hello! All good here.")
+ASKS = (
+    "What do you need most for your trip?",
+    "Which of the items matters most to you?",
+    "What are you hoping to get the most of?",
+    "How about you, what's your top priority?",
+    "What are you most in need of?",
+    "What would help you the most?",
+    "What is most important for you?",
+)
+ASK_AGAIN = (
+    "Sorry, I'm still not sure what you need most. Is it food, water or firewood?",
+    "Which one matters most to you: food, water or firewood?",
+    "Could you tell me what your top priority is?",
+)
+REVEAL = {
+    "High": (
+        "{Issue} is my top priority.",
+        "I really need {issue} the most.",
+        "What I need most is {issue}.",
+        "{Issue} matters most to me.",
+        "My biggest need is {issue}.",
+        "For me, {issue} is the most important.",
+    ),
+    "Medium": (
+        "{Issue} is somewhere in the middle for me.",
+        "I could use some {issue} too.",
+        "{Issue} would be my second choice.",
+        "After that, {issue} is next for me.",
+    ),
+    "Low": (
+        "I don't need much {issue}.",
+        "{Issue} is my lowest priority.",
+        "{Issue} matters least to me.",
+        "I could do without {issue}.",
+        "{Issue} isn't very important to me.",
+    ),
+}
+EMPATHY = (
+    "That makes sense.",
+    "Oh, I totally understand.",
+    "Fair enough!",
+    "Sorry to hear that, sounds rough.",
+    "Got it, thanks for telling me.",
+    "I hear you.",
+)
+PROPOSE = (
+    "How about I take {mine} and you get {theirs}?",
+    "What if you had {theirs} and I kept {mine}?",
+    "Would you be okay with {theirs} for you, and {mine} for me?",
+    "I could do {mine} for me and {theirs} for you.",
+    "Here's an idea: you get {theirs}, I get {mine}.",
+    "Maybe I get {mine}, and you take {theirs}?",
+    "Let's say you take {theirs} and I take {mine}. Does that work?",
+    "I'd suggest {mine} for me, {theirs} for you.",
+)
+PROPOSE_OPENERS = ("", "", "So, ", "Then maybe this works for both of us. ", "I think we can both get what we need. ")
+COUNTER = (
+    "Hmm, that doesn't quite work for me.",
+    "I'm afraid that leaves me a bit short.",
+    "That's a little lopsided for me.",
+    "I can't really do that one.",
+    "Sorry, I need a bit more than that.",
+)
+REJECTED_DEAL = (
+    "Sorry, I can't accept that one.",
+    "I had to turn that one down, it leaves me too little.",
+    "That deal doesn't work for me, sorry.",
+    "I'd rather not take that split.",
+)
+NEED_REMINDER = ("I really need {issue}.", "{Issue} is the one I can't give up.", "Remember, {issue} matters most to me.")
+
+COUNT_WORDS = {
+    3: ("all 3 {x}", "all the {x}", "3 {x}", "all of the {x}", "all three {x}"),
+    2: ("2 {x}", "two {x}", "2 packages of {x}"),
+    1: ("1 {x}", "one {x}", "a single {x}", "one package of {x}"),
+}
+
+
+class PartnerModel:
+    """Evidence about how much the partner values each issue, and the ranking it implies."""
+
+    def __init__(self) -> None:
+        self.evidence: dict[str, float] = {issue: 0.0 for issue in ISSUES}
+        self.pairs: list[tuple[str, str]] = []
+
+    def update(self, reading: Reading) -> None:
+        for issue, value in reading.needs.items():
+            self.evidence[issue] += max(-4.0, min(4.0, value))
+        self.pairs.extend(reading.prefers)
+
+    def observe_request(self, their_share: dict[str, int], weight: float = 0.4) -> None:
+        """What the partner asks for in a deal hints at what it values."""
+        for issue in ISSUES:
+            self.evidence[issue] += weight * (their_share.get(issue, 0) - 1.5)
+
+    def informed(self) -> bool:
+        """Whether the partner has said enough to tell its top issue from the rest."""
+        return sum(abs(v) for v in self.evidence.values()) >= 2.5 or bool(self.pairs)
+
+    def posterior(self) -> list[tuple[dict[str, str], float]]:
+        """(priorities, probability) for each of the six rankings."""
+        logits = []
+        for ranking in RANKINGS:
+            level = {issue: PRIORITY_LEVELS[k] for k, issue in enumerate(ranking)}
+            logit = sum(self.evidence[i] * LEVEL_SIGN[level[i]] for i in ISSUES)
+            for more, less in self.pairs:
+                logit += 1.5 if ranking.index(more) < ranking.index(less) else -1.5
+            logits.append((level, logit))
+        top = max(l for _, l in logits)
+        weights = [(level, math.exp(l - top)) for level, l in logits]
+        total = sum(w for _, w in weights)
+        return [(level, w / total) for level, w in weights]
+
+    def value_per_package(self) -> dict[str, float]:
+        """Expected points the partner gets per package of each issue."""
+        values = {issue: 0.0 for issue in ISSUES}
+        for level, p in self.posterior():
+            for issue in ISSUES:
+                values[issue] += p * POINTS_PER_PRIORITY[level[issue]]
+        return values
+
+    def top_issue(self) -> str | None:
+        issue, value = max(self.evidence.items(), key=lambda kv: kv[1])
+        return issue if value > 0 else None
+
+
+class CasinoRuleAgent(Agent):
+    """Integrative, honest, talkative rule negotiator (see the module docstring)."""
+
+    name = "rule"
+
+    def reset(self, task: Task, party: str, rng: random.Random) -> None:
+        super().reset(task, party, rng)
+        self.model = PartnerModel()
+        self.cursor = 0
+        self.priorities: dict[str, str] = {}
+        self.reasons: dict[str, str] = {}
+        self.revealed: list[str] = []
+        self.asked = 0
+        self.greeted = False
+        self.partner_greeted = False
+        self.partner_asked = False
+        self.partner_shared = False
+        self.my_offer: dict[str, int] | None = None
+        self.offer_open = False
+        self.partner_agreed = False
+        self.their_offer: dict[str, int] | None = None
+        self.declined: list[dict[str, int]] = []
+        self.proposals = 0
+        self.unanswered = 0
+        self.i_rejected = False
+        self.refused = 0
+
+    # ------------------------------------------------------------------ reading
+
+    def _catch_up(self, observation: Observation) -> None:
+        self.priorities = dict(observation.private.get("priorities", {}))
+        self.reasons = dict(observation.private.get("reasons", {}))
+        for event in observation.transcript[self.cursor:]:
+            if event.party == self.party:
+                self.i_rejected = isinstance(event, RejectDeal)
+                continue
+            self.i_rejected = False
+            if isinstance(event, Message):
+                self._hear(read(event.text))
+            elif isinstance(event, SubmitDeal):
+                self.model.observe_request(dict(event.mine))
+                self.offer_open = False
+            elif isinstance(event, RejectDeal):
+                if self.my_offer is not None:
+                    self.declined.append(dict(self.my_offer))
+                self.offer_open = False
+        self.cursor = len(observation.transcript)
+
+    def _hear(self, reading: Reading) -> None:
+        self.model.update(reading)
+        self.partner_greeted |= reading.greets
+        self.partner_asked |= reading.asks_preferences
+        self.partner_shared |= bool(reading.needs)
+        proposal = reading.proposal
+        was_open = self.offer_open
+        self.offer_open = False
+        if proposal is not None:
+            my_share = {issue: None if n is None else PACKAGES_PER_ISSUE - n for issue, n in proposal.items()}
+            completed = self._complete(my_share)
+            if completed != self.my_offer:
+                self.their_offer = completed
+                self.model.observe_request({i: n for i, n in proposal.items() if n is not None}, weight=0.3)
+                if was_open and self.my_offer is not None:
+                    self.declined.append(dict(self.my_offer))
+                return
+            self.partner_agreed = was_open or reading.agrees
+            return
+        if was_open and reading.agrees and not reading.disagrees:
+            self.partner_agreed = True
+        elif was_open and (reading.disagrees or reading.needs):
+            if self.my_offer is not None:
+                self.declined.append(dict(self.my_offer))
+        elif was_open:
+            self.unanswered += 1
+
+    # ------------------------------------------------------------------ valuing splits
+
+    def _mine(self, share: dict[str, int]) -> int:
+        return points(share, self.priorities)
+
+    def _frontier(self) -> list[tuple[dict[str, int], int, float]]:
+        """(my share, my points, partner's expected points) for splits Pareto optimal under the belief."""
+        value = self.model.value_per_package()
+        rows = [(share, self._mine(share), sum(value[i] * n for i, n in complement(share).items())) for share in all_shares()]
+        return [r for r in rows if not any(m >= r[1] and t >= r[2] - 1e-9 and (m > r[1] or t > r[2] + 1e-9) for _, m, t in rows)]
+
+    def _fair_range(self, frontier: list[tuple[dict[str, int], int, float]]) -> tuple[int, int]:
+        """(low, high) of my points among the splits closest to the Nash bargaining point."""
+        products = [((m - WALK_AWAY_POINTS) * (t - WALK_AWAY_POINTS), m) for _, m, t in frontier if m > WALK_AWAY_POINTS and t > WALK_AWAY_POINTS]
+        if not products:
+            return WALK_AWAY_POINTS + 1, WALK_AWAY_POINTS + 1
+        best = max(p for p, _ in products)
+        near = [m for p, m in products if p >= 0.98 * best]
+        return min(near), max(near)
+
+    def _progress(self, observation: Observation) -> float:
+        total = observation.turn + (observation.turns_left or 0)
+        return observation.turn / total if total else 1.0
+
+    def _aspiration(self, observation: Observation, frontier) -> float:
+        low, high = self._fair_range(frontier)
+        aspiration = high + max(0, 2 - self.proposals) - 7 * self._progress(observation)
+        return max(aspiration, low - 4, WALK_AWAY_POINTS + 2)
+
+    def _threshold(self, observation: Observation, frontier) -> float:
+        low, _ = self._fair_range(frontier)
+        return max(low - 1 - 6 * self._progress(observation), WALK_AWAY_POINTS + 1)
+
+    def _next_offer(self, observation: Observation) -> dict[str, int]:
+        """The split to offer now: on the belief frontier, giving the partner most while keeping my aspiration.
+
+        If the partner already turned that split down, the next step is a small further concession
+        (the best split for me among those at least as good for the partner), never a greedier
+        one, down to a floor a little under the fair split. What is asked may still rise when the
+        belief changes (the partner said it does not need an item after all): that keeps offers
+        Pareto optimal, which a rule "never ask for more" would break.
+        """
+        frontier = self._frontier()
+        aspiration = self._aspiration(observation, frontier)
+        above = [r for r in frontier if r[1] >= aspiration]
+        if not above:
+            best = max(r[1] for r in frontier)
+            above = [r for r in frontier if r[1] == best]
+        target = self._pick(above, by_partner_first=True)
+        if target[0] in self.declined:
+            low, _ = self._fair_range(frontier)
+            floor = max(low - 4, WALK_AWAY_POINTS + 2)
+            generous = [r for r in frontier if r[0] not in self.declined and r[2] >= target[2] - 1e-9 and r[1] >= floor]
+            if generous:
+                target = self._pick(generous, by_partner_first=False)
+        return dict(target[0])
+
+    def _pick(self, rows: list[tuple[dict[str, int], int, float]], *, by_partner_first: bool) -> tuple[dict[str, int], int, float]:
+        """The row best for the partner then me (or me then the partner); ties broken with the agent's RNG."""
+        first, second = (2, 1) if by_partner_first else (1, 2)
+        top = max(r[first] for r in rows)
+        rows = [r for r in rows if r[first] >= top - 1e-9]
+        top = max(r[second] for r in rows)
+        return self.rng.choice([r for r in rows if r[second] >= top - 1e-9])
+
+    def _complete(self, share: dict[str, int | None]) -> dict[str, int]:
+        """Fill the issues a proposal left open with the split fairest under the belief."""
+        open_issues = [i for i in ISSUES if share.get(i) is None]
+        if not open_issues:
+            return {i: int(share[i]) for i in ISSUES}  # type: ignore[arg-type]
+        value = self.model.value_per_package()
+        best, best_score = None, -math.inf
+        for candidate in all_shares():
+            if any(candidate[i] != share[i] for i in ISSUES if share.get(i) is not None):
+                continue
+            mine = self._mine(candidate) - WALK_AWAY_POINTS
+            theirs = sum(value[i] * n for i, n in complement(candidate).items()) - WALK_AWAY_POINTS
+            score = mine * theirs if mine > 0 and theirs > 0 else -1e6 + mine + theirs
+            if score > best_score:
+                best, best_score = candidate, score
+        return dict(best)  # type: ignore[arg-type]
+
+    def _acceptable(self, share: dict[str, int], observation: Observation) -> bool:
+        if self.my_offer is not None and share == self.my_offer:
+            return True
+        value = self._mine(share)
+        frontier = self._frontier()
+        if value >= self._threshold(observation, frontier):
+            return True
+        return value >= self._mine(self._next_offer(observation))
+
+    # ------------------------------------------------------------------ acting
+
+    def act(self, observation: Observation) -> actions.Action:
+        self._catch_up(observation)
+        if self.refused >= 2 and observation.legal:
+            self.refused = 0
+            return self.task.sample_action(self.party, self.rng)
+        legal = observation.legal
+        if "accept-deal" in legal:
+            return self._answer(observation)
+        if "say" not in legal and "submit-deal" not in legal:
+            return actions.WalkAway()
+        return self._negotiate(observation)
+
+    def on_illegal(self, error: IllegalAction) -> None:
+        self.refused += 1
+
+    def _answer(self, observation: Observation) -> actions.Action:
+        deal = pending_deal(observation.transcript)
+        assert deal is not None
+        share = dict(deal.theirs)
+        turns_left = observation.turns_left if observation.turns_left is not None else 99
+        if self._acceptable(share, observation):
+            return actions.AcceptDeal()
+        value = self._mine(share)
+        if turns_left <= 2:
+            # the last chance of a deal: anything better than walking away beats nothing
+            return actions.AcceptDeal() if value >= WALK_AWAY_POINTS else actions.WalkAway()
+        return actions.RejectDeal()
+
+    def _negotiate(self, observation: Observation) -> actions.Action:
+        turns_left = observation.turns_left if observation.turns_left is not None else 99
+        if self.partner_agreed and self.my_offer is not None:
+            self.partner_agreed = False
+            return self._submit(self.my_offer)
+        if self.i_rejected:
+            self.i_rejected = False
+            if turns_left <= 6:
+                return self._submit(self._next_offer(observation))
+            return self._say(self.rng.choice(REJECTED_DEAL) + " " + self._proposal_text(observation))
+        if self.their_offer is not None:
+            offer, self.their_offer = self.their_offer, None
+            if self._acceptable(offer, observation):
+                return self._submit(offer)
+            if turns_left <= 6:
+                return self._submit(self._next_offer(observation))
+            parts = [self.rng.choice(COUNTER)]
+            high = self._issue_at("High")
+            if high and self.rng.random() < 0.5 and (offer.get(high, 0) < PACKAGES_PER_ISSUE):
+                parts.append(self._fill(self.rng.choice(NEED_REMINDER), high))
+            parts.append(self._proposal_text(observation))
+            return self._say(" ".join(parts))
+        if turns_left <= 6 or self.unanswered >= 2:
+            self.unanswered = 0
+            return self._submit(self._next_offer(observation))
+        return self._say(self._talk(observation))
+
+    def _talk(self, observation: Observation) -> str:
+        """The next thing to say when there is no offer to answer: greet, share, ask, propose."""
+        parts: list[str] = []
+        if not self.greeted:
+            self.greeted = True
+            parts.append(self.rng.choice(GREETING_REPLIES if self.partner_greeted else GREETINGS))
+            if self.partner_shared and self.rng.random() < 0.5:
+                parts.append(self.rng.choice(EMPATHY))
+            if not self.partner_asked and not self.model.informed() and self.rng.random() < 0.45:
+                self.asked += 1
+                parts.append(self.rng.choice(ASKS))
+                return " ".join(parts)
+        elif self.partner_shared and not self.revealed and self.rng.random() < 0.5:
+            parts.append(self.rng.choice(EMPATHY))
+        if "High" not in self.revealed:
+            parts.append(self._reveal("High", with_reason=self.rng.random() < 0.75))
+            if self.partner_asked or self.model.informed() or self.rng.random() < 0.5:
+                parts.append(self._reveal("Low", with_reason=self.rng.random() < 0.3))
+                if self.rng.random() < 0.3:
+                    parts.append(self._reveal("Medium", with_reason=False))
+            if not self.model.informed():
+                self.asked += 1
+                parts.append(self.rng.choice(ASKS))
+                return " ".join(parts)
+        elif "Low" not in self.revealed:
+            parts.append(self._reveal("Low", with_reason=self.rng.random() < 0.5))
+        if not self.model.informed() and self.asked < 2:
+            self.asked += 1
+            parts.append(self.rng.choice(ASK_AGAIN if self.asked > 1 else ASKS))
+            return " ".join(parts)
+        opener, proposal = self.rng.choice(PROPOSE_OPENERS), self._proposal_text(observation)
+        parts.append(opener + (proposal[0].lower() + proposal[1:] if opener.endswith(", ") and not proposal.startswith("I ") else proposal))
+        return " ".join(p for p in parts if p)
+
+    # ------------------------------------------------------------------ wording
+
+    def _issue_at(self, level: str) -> str | None:
+        return next((issue for issue, lvl in self.priorities.items() if lvl == level), None)
+
+    def _fill(self, template: str, issue: str) -> str:
+        word = issue.lower()
+        return template.replace("{Issue}", word.capitalize()).replace("{issue}", word)
+
+    def _reveal(self, level: str, *, with_reason: bool) -> str:
+        issue = self._issue_at(level)
+        if issue is None:
+            return ""
+        self.revealed.append(level)
+        text = self._fill(self.rng.choice(REVEAL[level]), issue)
+        reason = self.reasons.get(issue, "").strip()
+        if with_reason and reason:
+            reason = reason[0].upper() + reason[1:]
+            text += " " + (reason if reason[-1] in ".!?" else reason + ".")
+        return text
+
+    def _items(self, share: dict[str, int]) -> str:
+        parts = [self.rng.choice(COUNT_WORDS[n]).format(x=issue.lower()) for issue, n in share.items() if n > 0]
+        if not parts:
+            return "nothing"
+        if len(parts) == 1:
+            return parts[0]
+        return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+    def _proposal_text(self, observation: Observation) -> str:
+        offer = self._next_offer(observation)
+        self.my_offer, self.offer_open = offer, True
+        self.partner_agreed = False
+        self.proposals += 1
+        order = sorted(ISSUES, key=lambda i: -offer[i])
+        mine = {i: offer[i] for i in order}
+        theirs = {i: PACKAGES_PER_ISSUE - offer[i] for i in sorted(ISSUES, key=lambda i: offer[i])}
+        return self.rng.choice(PROPOSE).format(mine=self._items(mine), theirs=self._items(theirs))
+
+    def _say(self, text: str) -> actions.Say:
+        return actions.Say(text=" ".join(text.split()) or "Hmm, let me think.")
+
+    def _submit(self, share: dict[str, int]) -> actions.SubmitDeal:
+        self.my_offer = dict(share)
+        self.offer_open = False
+        self.proposals += 1
+        return actions.SubmitDeal(mine={i: share[i] for i in ISSUES}, theirs=complement(share))
+
+    def describe(self) -> dict[str, Any]:
+        """The agent's current belief, for debugging and tests."""
+        return {"evidence": dict(self.model.evidence), "pairs": list(self.model.pairs), "my_offer": self.my_offer}

@@ -1,0 +1,169 @@
+"""Reading CaSiNo free text: items (with typos), needs, comparisons, proposals and speech acts.
+
+Every line below is hand-written in the style people use in campsite negotiations.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from duologue.tasks.casino.task import reason_bank
+from duologue.tasks.casino.understanding import issue_of_word, normalize, read
+
+
+@pytest.mark.parametrize(
+    "word, issue",
+    [
+        ("water", "Water"), ("watter", "Water"), ("wter", "Water"), ("waters", "Water"), ("h2o", "Water"),
+        ("food", "Food"), ("foood", "Food"), ("fod", "Food"), ("meals", "Food"), ("snacks", "Food"),
+        ("firewood", "Firewood"), ("firewod", "Firewood"), ("firwood", "Firewood"), ("wood", "Firewood"), ("logs", "Firewood"),
+    ],
+)
+def test_issue_words_and_typos(word, issue):
+    assert issue_of_word(word) == issue
+
+
+@pytest.mark.parametrize("word", ["later", "waste", "waiter", "would", "woods", "good", "for", "fire-", "matter", "what", "foot", "weather"])
+def test_ordinary_words_are_not_items(word):
+    assert issue_of_word(word) is None
+
+
+def test_normalize_joins_spellings_and_contractions():
+    assert "firewood" in normalize("Fire wood please").split()
+    assert "do not" in normalize("I dont need it")
+    assert "can not" in normalize("I can't")
+
+
+@pytest.mark.parametrize(
+    "text, issue",
+    [
+        ("water is my top priority", "Water"),
+        ("I really need firewood, it gets cold", "Firewood"),
+        ("I need watter badly", "Water"),
+        ("Hey! I'm really hoping to get as much water as possible, we're hiking in the desert", "Water"),
+        ("my kids get hungry all the time so food is a must", "Food"),
+        ("the most important thing for us is fire wood", "Firewood"),
+        ("I'm running low on food", "Food"),
+        ("we cant go without firewod up here", "Firewood"),
+        ("I am worried about having enough water", "Water"),
+        ("would you happen to have any firewood?", "Firewood"),
+    ],
+)
+def test_reads_a_high_need(text, issue):
+    reading = read(text)
+    assert reading.needs.get(issue, 0) > 0
+    assert reading.top_need() == issue
+
+
+@pytest.mark.parametrize(
+    "text, issue",
+    [
+        ("we don't need much food", "Food"),
+        ("food is not a big deal for me honestly", "Food"),
+        ("we brought tons of food so we're fine there", "Food"),
+        ("Firewood is my least priority since it's summer", "Firewood"),
+        ("I don't really care about the wood", "Firewood"),
+        ("i dont need any water, there's a creek by us", "Water"),
+        ("water is not my top priority", "Water"),
+        ("we're good on firewood", "Firewood"),
+        ("I can spare the food", "Food"),
+    ],
+)
+def test_reads_a_low_need(text, issue):
+    assert read(text).needs.get(issue, 0) < 0
+
+
+def test_mixed_needs_in_one_message():
+    reading = read("I have plenty of water but I'm short on food")
+    assert reading.needs["Water"] < 0 < reading.needs["Food"]
+    reading = read("I need some food too, but water is most important")
+    assert reading.needs["Water"] > reading.needs["Food"] > 0
+    reading = read("Food and water are both really important to me")
+    assert reading.needs["Food"] > 0 and reading.needs["Water"] > 0
+
+
+@pytest.mark.parametrize(
+    "text, order",
+    [
+        ("I'd say water first, firewood second and food last", ["Water", "Firewood", "Food"]),
+        ("My priorities are water, then food, then firewood", ["Water", "Food", "Firewood"]),
+        ("Water > Food > Firewood for me", ["Water", "Food", "Firewood"]),
+    ],
+)
+def test_reads_a_ranking(text, order):
+    needs = read(text).needs
+    assert sorted(needs, key=lambda i: -needs[i]) == order
+
+
+def test_reads_comparisons():
+    assert ("Water", "Food") in read("I need water more than food").prefers
+    assert ("Firewood", "Food") in read("I would prefer firewood over food").prefers
+    assert ("Firewood", "Water") in read("I can trade you 3 waters for 3 wood").prefers
+
+
+@pytest.mark.parametrize(
+    "text, share",
+    [
+        ("you can have 2 food and I take all the water", {"Food": 1, "Water": 3, "Firewood": None}),
+        ("how about I get 3 firewood and you get the rest", {"Food": 0, "Water": 0, "Firewood": 3}),
+        ("how about 2 water for me and 1 for you", {"Food": None, "Water": 2, "Firewood": None}),
+        ("I'll give you 2 food, 1 water and I keep all the firewood", {"Food": 1, "Water": 2, "Firewood": 3}),
+        ("Could I get 2 waters and you take all the firewood and 2 food?", {"Food": 1, "Water": 2, "Firewood": 0}),
+        ("How about you get 3 firewood, 1 water and I keep the rest", {"Food": 3, "Water": 2, "Firewood": 0}),
+        ("i get 3 food 2 water 1 firewood", {"Food": 3, "Water": 2, "Firewood": 1}),
+        ("Give me 2 firewood and 1 food and you can have the rest", {"Food": 1, "Water": 0, "Firewood": 2}),
+        ("How about I take 1 of each and you get the rest?", {"Food": 1, "Water": 1, "Firewood": 1}),
+        ("I can give you all the firewood if I can have the food", {"Food": 3, "Water": None, "Firewood": 0}),
+        ("Fine take all the water. I will take one food and all the firewood.", {"Food": 1, "Water": 0, "Firewood": 3}),
+        ("you take two firewood and no water, I'll take the other firewood, all the water and zero food", {"Food": 0, "Water": 3, "Firewood": 1}),
+    ],
+)
+def test_reads_proposals(text, share):
+    assert read(text).proposal == share
+
+
+def test_statements_without_counts_are_not_proposals():
+    assert read("water is my top priority").proposal is None
+    assert read("What do you need most?").proposal is None
+    assert read("I have three kids and a dog").proposal is None
+
+
+@pytest.mark.parametrize("text", ["What's your top priority?", "which item do you need the most?", "what about you?", "And you?", "What are you hoping to get?"])
+def test_asks_preferences(text):
+    assert read(text).asks_preferences
+
+
+def test_statements_do_not_ask():
+    assert not read("Water is what I need most.").asks_preferences
+
+
+@pytest.mark.parametrize("text", ["That works for me!", "Deal!", "ok sounds good, i'll submit", "Sure, let's do it", "yes, that's fair"])
+def test_agreement(text):
+    reading = read(text)
+    assert reading.agrees and not reading.disagrees
+
+
+@pytest.mark.parametrize("text", ["no, that's not fair to me", "Sorry but I can't do that, I need more water", "ok but I need more water", "No deal."])
+def test_disagreement(text):
+    reading = read(text)
+    assert reading.disagrees and not reading.agrees
+
+
+def test_questions_about_the_partner_say_nothing_about_the_speaker():
+    assert read("Do you need water?").needs == {}
+    assert read("You seem to need a lot of firewood.").needs == {}
+
+
+def test_every_banked_reason_keeps_the_direction_of_its_statement():
+    """The rule agent says "X is my top priority. <reason>": the reason must never turn that around."""
+    for issue, levels in reason_bank().items():
+        for level, reasons in levels.items():
+            statement = {"High": f"{issue} is my top priority.", "Low": f"{issue} is my lowest priority.", "Medium": ""}[level]
+            for reason in reasons:
+                needs = read(f"{statement} {reason}").needs
+                others = {i: v for i, v in needs.items() if i != issue}
+                if level == "High":
+                    assert needs.get(issue, 0) > 0, reason
+                elif level == "Low":
+                    assert needs.get(issue, 0) < 0, reason
+                assert all(abs(v) <= 1.5 for v in others.values()), (reason, needs)
