@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from duologue.data.formats import CorpusFormat
 
 TASKS: dict[str, str] = {
+    "mutualfriends-v0": "duologue.tasks.mutualfriends.task:MutualFriendsTask",
+    "craigslist-v0": "duologue.tasks.craigslist.task:CraigslistTask",
     "casino-v0": "duologue.tasks.casino.task:CasinoTask",
 }
 """Task id -> `module:Class` of its `Task`. Ids carry a version (`casino-v0`)."""
