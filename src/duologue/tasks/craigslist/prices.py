@@ -1,0 +1,412 @@
+"""Find the prices in what people write while bargaining over a Craigslist listing.
+
+People write prices in many ways: `$1,200`, `1200$`, `1.2k`, `2 grand`, `1200 bucks`,
+`120.50`, `twelve hundred`, `one fifty`, `three hundred and fifty dollars`. They also write
+numbers that are not prices: years (`a 2012 Civic`), model numbers (`iPhone 7`, `PS4`),
+quantities and measures (`2 chairs`, `32GB`, `18 month lease`, `5pm`, `86%`), phone numbers,
+and numbers copied from the listing (`98k miles`). This module tells them apart with rules that
+only need the text and, when known, the listing (its price and its text):
+
+* a number glued to letters (`s8`, `ps4`, `32gb`) or followed by a unit (`inch`, `miles`,
+  `months`, `pm`) is not a price; `k` / `grand` multiply by 1000;
+* a year-shaped number (1950-2035) without a currency mark is a year unless a price word comes
+  before it (`pay`, `for`, `do`, `about` ...) and it is a plausible price for the listing;
+* a number right after a product word (`iphone`, `galaxy`, `model`, `gen`) is a model number;
+* with a listing price, an unmarked number below 10% of it is a quantity, and any number more
+  than `max_ratio` (2x) above it is not a price;
+* a number that appears in the listing's own text is not a price, unless it is the listing price
+  (people repeat the asking price) or the person marks it as money and the listing did not;
+* `$50 off`, `knock 20`, `100 less` are amounts off a price (`relative`), not prices;
+* `I can't do 100` and `90 is too low` are refused prices (`negated`); `I can't go lower than 150` is not refused:
+  it names the speaker's limit.
+
+`find_prices` returns every mention with these flags; `find_price` picks the one a speaker most
+likely proposes (the last price that is neither refused nor relative). It is a first version; a
+later measurement against the corpus parser's labels (validation split) will tune it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+MAX_RATIO = 2.0
+"""Numbers more than this many times the listing price are not prices."""
+MIN_UNMARKED_RATIO = 0.1
+"""Unmarked numbers below this fraction of the listing price are quantities, not prices."""
+YEARS = (1950, 2035)
+
+UNITS = frozenset(
+    """
+    gb tb mb kb ghz mhz mp megapixel megapixels inch inches ft feet foot sq sqft square mile miles mi km mph
+    lb lbs kg mm cm hp cc speed speeds gear gears bed beds bedroom bedrooms br bd bath baths bathroom bathrooms ba
+    year years yr yrs yo month months mo mos week weeks wk wks day days hour hours hr hrs min mins minute minutes
+    second seconds sec secs pm am percent x times people person persons kid kids owner owners seater seat seats
+    drawer drawers piece pieces pcs pc chair chairs shelf shelves game games controller controllers lens lenses
+    battery batteries watt watts w v volt volts core cores bar bars unit units block blocks star stars wheel wheels
+    cylinder cylinders door doors room rooms floor floors story stories th st nd rd gen generation
+    ways way tab tabs item items thing things cycle cycles spot spots stop stops
+    """.split()
+)
+"""Words that, right after a number, make it a count or a measure rather than a price."""
+
+CURRENCY_AFTER = frozenset({"dollars", "dollar", "bucks", "buck", "usd", "dlls", "dolla", "dollas", "bux"})
+THOUSAND_AFTER = frozenset({"k", "grand", "thousand"})
+PRODUCT_WORDS = frozenset(
+    """
+    iphone iphones galaxy note pixel model series version ver gen generation ipad macbook xbox playstation ps windows
+    ios android size apt unit suite route highway hwy moto rebel civic mazda kindle watch level grade class type
+    """.split()
+)
+"""Words after which a number names a model, a version or a size, not a price."""
+
+PRICE_CONTEXT = frozenset(
+    """
+    pay paying paid offer offering offered take taking do doing give giving sell selling sold price priced for at
+    about around how what meet go going budget max maximum only asking ask accept settle deal cash would could can
+    is be was it's its to than under below over above least most just like say said says try make let lowest
+    highest best bid spend spending afford firm stay come down up drop
+    """.split()
+)
+"""Words that, within the three words before a number, suggest that the number is a price."""
+
+YEAR_CUES = frozenset({"in", "since", "from", "year", "model", "a", "an", "the", "my", "built", "made", "circa", "until", "till", "before", "after", "of", "bought", "got"})
+RELATIVE_AFTER = frozenset({"off", "less", "more", "cheaper", "lower", "higher", "extra", "discount", "over", "under", "below", "above", "down"})
+RELATIVE_BEFORE = frozenset({"knock", "knocked", "knocking", "by", "extra", "another", "additional", "plus"})
+NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "cant", "won't", "wont", "don't", "dont", "couldn't", "wouldn't", "isn't", "nope", "nah"})
+BOUND_WORDS = frozenset({"lower", "less", "below", "under", "higher", "more", "above", "over", "beyond", "further", "farther", "down", "up", "cheaper"})
+"""After a negation, these words make the number the speaker's limit (`can't go lower than 150`)."""
+CLAUSE_BREAKS = frozenset({"but", "and", "though", "however", "so", "or", "instead"})
+
+UNIT_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+TENS_WORDS = {"twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+SCALE_WORDS = {"hundred": 100, "thousand": 1000, "grand": 1000}
+
+_PHONE = re.compile(r"\(?\b\d{3}\)?[-.\s]\d{3}[-.\s]\d{4}\b")
+_NUMBER = re.compile(r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\$|%")
+
+
+@dataclass(frozen=True)
+class PriceMention:
+    """One price found in a text, where it was, and how it was said."""
+
+    value: float
+    text: str
+    """The span as written (`$1,200`, `twelve hundred`)."""
+    start: int
+    end: int
+    marked: bool = False
+    """Written as money: a currency sign or word, `k` or `grand`."""
+    relative: bool = False
+    """An amount off or on top of a price (`$50 off`), not a price."""
+    negated: bool = False
+    """Refused in its clause (`I can't do 100`)."""
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _words_before(text: str, index: int, count: int = 4) -> list[str]:
+    """The last `count` words before `index`, lowercased; a clause break (`. , ; !`) cuts the window."""
+    window = text[max(0, index - 60):index].lower()
+    cut = max(window.rfind(mark) for mark in ".;!?\n")
+    if cut >= 0:
+        window = window[cut + 1:]
+    return _WORD.findall(window)[-count:]
+
+
+def _words_after(text: str, index: int, count: int = 3) -> list[str]:
+    window = text[index:index + 40].lower()
+    return _WORD.findall(window)[:count]
+
+
+def _clause_before(text: str, index: int) -> list[str]:
+    """Words of the clause before `index` (since the last comma, full stop or `but`)."""
+    window = text[max(0, index - 80):index].lower()
+    cut = max(window.rfind(mark) for mark in ".;!?,\n")
+    if cut >= 0:
+        window = window[cut + 1:]
+    words = _WORD.findall(window)
+    for position in range(len(words) - 1, -1, -1):
+        if words[position] in CLAUSE_BREAKS:
+            return words[position + 1:]
+    return words
+
+
+def _is_negated(clause: list[str]) -> bool:
+    """A refusal (`not 100`, `can't do 100`) unless a bound word turns it into a limit (`can't go below 100`)."""
+    negation_at = [i for i, word in enumerate(clause) if word in NEGATIONS or word.endswith("n't")]
+    if not negation_at:
+        return False
+    after = clause[negation_at[-1] + 1:]
+    return not any(word in BOUND_WORDS for word in after)
+
+
+def listing_numbers(lines: Iterable[str]) -> tuple[set[float], set[float]]:
+    """(numbers, money): every number written in the listing's text, and those written as money."""
+    numbers: set[float] = set()
+    money: set[float] = set()
+    for line in lines:
+        for match in _NUMBER.finditer(line):
+            value = _to_float(match.group("num"))
+            if value is None:
+                continue
+            numbers.add(value)
+            before = line[max(0, match.start() - 2):match.start()]
+            if "$" in before:
+                money.add(value)
+            suffix = line[match.end():match.end() + 2].lower()
+            if suffix.startswith("k") and not suffix[1:2].isalpha():
+                numbers.add(value * 1000)
+    return numbers, money
+
+
+def _to_float(digits: str) -> float | None:
+    try:
+        return float(digits.replace(",", ""))
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------------- digits
+
+
+def _digit_mentions(text: str) -> list[tuple[PriceMention, bool, bool, str | None]]:
+    """(mention, year_shaped, in_price_context, word before) for each number in digits that could be a price."""
+    found = []
+    masked = _PHONE.sub(lambda m: " " * len(m.group()), text)
+    lowered = masked.lower()
+    for match in _NUMBER.finditer(masked):
+        start, end = match.span()
+        digits = match.group("num")
+        value = _to_float(digits)
+        if value is None or (start > 0 and masked[start - 1] in ":/#"):
+            continue
+        if re.match(r"(:\d|/\d|%|°)", masked[end:]):
+            continue  # times, dates, fractions, percentages
+        marked = False
+        glued = re.match(r"[a-z]+", lowered[end:])
+        if glued:
+            word = glued.group()
+            if word not in ("k", "grand") and word not in CURRENCY_AFTER:
+                continue  # `32gb`, `5pm`, `2nd`, `2.5i`
+            if word in ("k", "grand"):
+                value *= 1000
+            marked = True
+            end += glued.end()
+        else:
+            spaced = re.match(r"\s+(k|grand|thousand|hundred)\b", lowered[end:])
+            if spaced:
+                value *= 100 if spaced.group(1) == "hundred" else 1000
+                marked = True
+                end += spaced.end()
+        dollar = re.search(r"(\$|usd)\s?$", lowered[:start])
+        if dollar:
+            marked = True
+            start = dollar.start()
+        trailing = re.match(r"\s?(\$|dollars?\b|bucks?\b|usd\b|dlls\b|bux\b)", lowered[end:])
+        if trailing:
+            marked = True
+            end += trailing.end()
+        monthly = re.match(r"\s*(/|per\b|a\b)\s*(mo|mos|month|mth|mon)\b", lowered[end:])
+        after = [w for w in _words_after(masked, end, 3) if w != "$"]
+        if after and after[0] in UNITS and not marked and not monthly:
+            continue  # `2 chairs`, `18 month lease`, `5 pm`; but `$1,850 month to month` and `1850/mo` are rents
+        preceding = re.search(r"([a-z]+)\s*$", lowered[:start])
+        if preceding and preceding.group(1) in PRODUCT_WORDS and not marked:
+            continue  # `iphone 7`, `model 3`, `gen 2`
+        before = _words_before(masked, start, 4)
+        year_shaped = "." not in digits and "," not in digits and YEARS[0] <= value <= YEARS[1] and not marked
+        context = any(word in PRICE_CONTEXT for word in before[-3:])
+        mention = PriceMention(
+            value=value, text=text[start:end], start=start, end=end, marked=marked,
+            relative=_is_relative(before, after),
+            negated=_is_negated(_clause_before(masked, start)) or _called_too_much(after),
+        )
+        found.append((mention, year_shaped, context, before[-1] if before else None))
+    return found
+
+
+def _called_too_much(after: list[str]) -> bool:
+    """`90 is too low`, `150 seems too high`: the number is refused."""
+    if after[:1] == ["too"]:
+        return True
+    return len(after) >= 2 and after[0] in ("is", "seems", "sounds", "was", "looks", "feels") and after[1] == "too"
+
+
+def _is_relative(before: list[str], after: list[str]) -> bool:
+    following = [w for w in after if w not in CURRENCY_AFTER and w != "$"]
+    if following and following[0] in RELATIVE_AFTER:
+        return not (before and before[-1] == "or")  # `150 or less` names a price
+    return bool(before) and before[-1] in RELATIVE_BEFORE
+
+
+# ---------------------------------------------------------------------- words
+
+
+def _word_tokens(text: str) -> list[tuple[str, int, int]]:
+    return [(m.group().lower(), m.start(), m.end()) for m in re.finditer(r"[A-Za-z]+", text)]
+
+
+def _number_groups(words: Sequence[str]) -> tuple[list[int], bool] | None:
+    """Parse a run of number words into small groups (`one` `fifty`) and whether a scale word occurs."""
+    groups: list[int] = []
+    has_scale = False
+    total = 0
+    current: int | None = None
+    for word in words:
+        if word in UNIT_WORDS or word in TENS_WORDS:
+            value = UNIT_WORDS.get(word, TENS_WORDS.get(word, 0))
+            if current is not None and word in UNIT_WORDS and current % 10 == 0 and current >= 20 and value < 10:
+                current += value  # twenty five
+            else:
+                if current is not None:
+                    groups.append(current)
+                current = value
+        elif word in SCALE_WORDS:
+            has_scale = True
+            scale = SCALE_WORDS[word]
+            base = current if current is not None else (groups.pop() if groups else 1)
+            if scale == 100:
+                current = base * 100
+            else:
+                total += base * scale
+                current = None
+        elif word == "and":
+            continue
+        else:
+            return None
+    if current is not None:
+        groups.append(current)
+    if has_scale:
+        return [total + sum(groups)], True
+    return groups, False
+
+
+def _word_value(words: Sequence[str]) -> tuple[float, bool] | None:
+    """The value of a run of number words and whether it is a colloquial price (`one fifty` = 150)."""
+    parsed = _number_groups(words)
+    if parsed is None:
+        return None
+    groups, has_scale = parsed
+    if has_scale:
+        return float(groups[0]), True
+    if len(groups) == 1:
+        return float(groups[0]), False
+    if len(groups) == 2 and 1 <= groups[0] <= 99 and 10 <= groups[1] <= 99:
+        return float(groups[0] * 100 + groups[1]), True
+    return None
+
+
+def _word_mentions(text: str) -> list[PriceMention]:
+    """Prices written in words: `twelve hundred`, `fifty bucks`, `a grand`, `for forty`."""
+    tokens = _word_tokens(text)
+    number_words = set(UNIT_WORDS) | set(TENS_WORDS) | set(SCALE_WORDS)
+    found: list[PriceMention] = []
+    index = 0
+    while index < len(tokens):
+        word, start, _ = tokens[index]
+        if word not in number_words and not (word == "a" and index + 1 < len(tokens) and tokens[index + 1][0] in SCALE_WORDS):
+            index += 1
+            continue
+        run = [] if word == "a" else [word]
+        end_index = index + 1
+        while end_index < len(tokens):
+            next_word = tokens[end_index][0]
+            gap = text[tokens[end_index - 1][2]:tokens[end_index][1]]
+            if next_word in number_words or (next_word == "and" and end_index + 1 < len(tokens) and tokens[end_index + 1][0] in number_words):
+                if gap.strip(" -") == "":
+                    run.append(next_word)
+                    end_index += 1
+                    continue
+            break
+        end = tokens[end_index - 1][2]
+        index = end_index
+        if not run or (run[0] in SCALE_WORDS and word != "a"):
+            continue
+        parsed = _word_value(run)
+        if parsed is None:
+            continue
+        value, strong = parsed
+        after = _words_after(text, end, 3)
+        before = _words_before(text, start, 4)
+        marked = bool(after) and (after[0] in CURRENCY_AFTER or after[0] == "$")
+        if run[-1] == "grand":
+            marked = True
+        if after and after[0] in UNITS and not marked:
+            continue
+        context = any(w in PRICE_CONTEXT for w in before[-3:])
+        if not (strong or marked or context) or value < 2:
+            continue
+        span_end = end
+        if marked and after and after[0] in CURRENCY_AFTER:
+            span_end = end + re.match(r"\s*\w+", text[end:]).end()
+        found.append(
+            PriceMention(
+                value=value, text=text[start:span_end], start=start, end=span_end, marked=marked,
+                relative=_is_relative(before, after),
+                negated=_is_negated(_clause_before(text, start)) or _called_too_much(after),
+            )
+        )
+    return found
+
+
+# ---------------------------------------------------------------------- public
+
+
+def find_prices(
+    text: str,
+    *,
+    listing_price: float | None = None,
+    listing_text: Iterable[str] = (),
+    max_ratio: float = MAX_RATIO,
+) -> list[PriceMention]:
+    """Every price mentioned in `text`, in order, with flags for refused and relative amounts.
+
+    listing_price: the asking price, to drop numbers far above it and unmarked tiny numbers.
+    listing_text: the listing's title and description lines; numbers copied from them are not prices.
+    """
+    numbers, money = listing_numbers(listing_text)
+    mentions: list[PriceMention] = []
+    for mention, year_shaped, context, previous in _digit_mentions(text):
+        if mention.value <= 0:
+            continue
+        if year_shaped:
+            plausible = listing_price is None or listing_price <= 0 or 0.25 * listing_price <= mention.value <= 1.5 * listing_price
+            if previous in YEAR_CUES or not context or not plausible:
+                continue  # `a 2012 civic`, `since 2015`; but `I can pay 2000` for a 2,150 rent is a price
+        mentions.append(mention)
+    mentions.extend(_word_mentions(text))
+    kept = []
+    for mention in sorted(mentions, key=lambda m: m.start):
+        value = mention.value
+        if listing_price is not None and listing_price > 0:
+            if value > max_ratio * listing_price:
+                continue
+            if not mention.marked and not mention.relative and value < MIN_UNMARKED_RATIO * listing_price:
+                continue
+            if value != listing_price and ((value in numbers and not mention.marked) or value in money):
+                continue
+        elif value in numbers and not mention.marked:
+            continue
+        kept.append(mention)
+    return kept
+
+
+def find_price(
+    text: str,
+    *,
+    listing_price: float | None = None,
+    listing_text: Iterable[str] = (),
+    max_ratio: float = MAX_RATIO,
+) -> float | None:
+    """The price a speaker most likely proposes in `text`: the last one neither refused nor relative."""
+    mentions = find_prices(text, listing_price=listing_price, listing_text=listing_text, max_ratio=max_ratio)
+    proposals = [m for m in mentions if not m.relative and not m.negated]
+    return proposals[-1].value if proposals else None
