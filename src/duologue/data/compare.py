@@ -40,3 +40,33 @@ def _walk(a: Any, b: Any, path: str, out: list[str], limit: int) -> None:
             _walk(x, y, f"{path}[{i}]", out, limit)
     elif a != b:
         out.append(f"{path}: expected {a!r:.80}, got {b!r:.80}")
+
+
+def same_json(expected: Any, actual: Any) -> bool:
+    """Whether `record_differences(expected, actual)` would be empty, decided cheaply.
+
+    Readers call this for every native field they might have to keep, so it must be fast on the
+    common case (equal values). Python's `==` already finds every difference the strict walk finds
+    except JSON type changes (`1 == 1.0 == True`), which `_same_types` then rules out.
+    """
+    return expected == actual and _same_types(expected, actual)
+
+
+def _same_types(a: Any, b: Any) -> bool:
+    """For values known to be `==`: whether every nested value also has the same type (and is not NaN)."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is str or a is None:
+        return True
+    if isinstance(a, dict):
+        for key, value in a.items():
+            if not _same_types(value, b[key]):
+                return False
+        return True
+    if isinstance(a, list):
+        for x, y in zip(a, b):
+            if not _same_types(x, y):
+                return False
+        return True
+    return not a != b  # `==` on containers skips identical objects, so an identical NaN gets here

@@ -62,8 +62,8 @@ from duologue.core.schema import (
     SystemNote,
     WalkAway,
 )
-from duologue.data.compare import record_differences
-from duologue.data.formats import Checker, CorpusFormat, Problem, json_type
+from duologue.data.compare import same_json
+from duologue.data.formats import Checker, CorpusFormat, Problem, json_type, model_builder
 from duologue.tasks.casino.rules import (
     ISSUES,
     LIKENESS_SCALE,
@@ -119,6 +119,12 @@ class CasinoFormat(CorpusFormat):
     # ------------------------------------------------------------------ checks
 
     def check(self, record: Any) -> list[Problem]:
+        if type(record) is dict and _passes_quickly(record):
+            return []
+        return self._check_in_detail(record)
+
+    def _check_in_detail(self, record: Any) -> list[Problem]:
+        """Walk the whole record and name every problem with its path (run when the quick pass fails)."""
         c = Checker()
         if not isinstance(record, Mapping):
             c.fail("$", f"expected a dialogue object, got {json_type(record)}")
@@ -310,9 +316,11 @@ class CasinoFormat(CorpusFormat):
     # ------------------------------------------------------------------ native -> Dialogue
 
     def to_dialogue(self, record: Any, *, file: str | None = None, index: int | None = None, split: str | None = None) -> Dialogue:
+        # `check` passed, so every value already has its schema type: the models are built without
+        # validating them again (`model_builder`), each from fresh dicts and lists.
         info: Mapping[str, Any] = record["participant_info"]
         ids = list(info)
-        parties = [Party(id=pid, kind="human", info=_party_info(info[pid])) for pid in ids]
+        parties = [_PARTY(id=pid, kind="human", info=_party_info(info[pid])) for pid in ids]
         private = {pid: _private_view(info[pid]) for pid in ids}
         public = {
             "issues": list(ISSUES),
@@ -325,20 +333,21 @@ class CasinoFormat(CorpusFormat):
         raw_id = record["dialogue_id"]
         if _native_id(str(raw_id)) != raw_id:
             source_extra["dialogue_id"] = raw_id
-        fields = {k: v for k, v in record.items() if k not in RECORD_KEYS}
-        if fields:
-            source_extra["fields"] = fields
-        return Dialogue(
+        if len(record) != len(RECORD_KEYS):
+            fields = {k: v for k, v in record.items() if k not in RECORD_KEYS}
+            if fields:
+                source_extra["fields"] = fields
+        return _DIALOGUE(
             id=str(raw_id),
             task="casino",
             split=split,
-            scenario=Scenario(public=public, private=private),
+            scenario=_SCENARIO(public=public, private=private),
             parties=parties,
             events=events,
             outcome=_outcome(events, info, ids),
             ratings=_ratings(info, ids),
             annotations=_annotations(record["annotations"], events),
-            source=Source(corpus=self.name, file=file, index=index, extra=source_extra),
+            source=_SOURCE(corpus=self.name, file=file, index=index, extra=source_extra),
         )
 
     # ------------------------------------------------------------------ Dialogue -> native
@@ -359,10 +368,180 @@ class CasinoFormat(CorpusFormat):
 # ---------------------------------------------------------------------- helpers: checks
 
 
+_MOVE_SEPARATORS = re.compile(r"[\s_-]+")
+_FOLDED_MOVES = frozenset(m.lower() for m in MOVES)
+_MOVE_FIRST_WORDS = tuple(sorted({m.lower().split("-")[0] for m in MOVES}))  # submit, accept, reject, walk
+
+
 def _looks_like_move(text: str) -> bool:
     """A text meant as a deal move but misspelt (`walk-away`, `Submit Deal`) rather than a chat line."""
-    folded = re.sub(r"[\s_-]+", "-", text.strip().lower())
-    return folded in {m.lower() for m in MOVES}
+    # A move's first word is at most 6 letters, each lowered to one letter: this looks at no more
+    # than that, and it stops nearly every chat line before the costlier folding below.
+    if not text.lstrip()[:6].lower().startswith(_MOVE_FIRST_WORDS):
+        return False
+    return _MOVE_SEPARATORS.sub("-", text.strip().lower()) in _FOLDED_MOVES
+
+
+# ---------------------------------------------------------------------- helpers: the quick check
+
+_LEVEL_SET = frozenset(PRIORITY_LEVELS)
+_ISSUE_SET = frozenset(ISSUES)
+_STRATEGY_SET = frozenset(STRATEGY_LABELS)
+_ANSWERS = {key: frozenset(scale.labels or ()) for key, scale in RATING_SCALES.items()}
+_COUNTS = {text: int(text) for text in COUNT_STRINGS}
+
+
+def _passes_quickly(record: dict) -> bool:
+    """True only when `check` would find no problem at all, decided in one tight pass.
+
+    Nearly every corpus record is valid, and naming paths for problems that are not there is what
+    made checking slow. This pass only answers yes or no; it is at least as strict as the detailed
+    checker (anything unusual, even if allowed, answers no), so a "no" simply runs the detailed
+    checker, which alone words the problems.
+    """
+    try:
+        return _quick_record(record)
+    except Exception:  # odd input (unhashable values, ...): let the detailed checker describe it
+        return False
+
+
+def _quick_record(record: dict) -> bool:
+    if type(record.get("dialogue_id")) not in (int, str):
+        return False
+    info = record.get("participant_info")
+    if type(info) is not dict or len(info) != 2:
+        return False
+    level_of: dict[str, dict[str, str]] = {}  # participant -> issue -> priority level
+    for pid, participant in info.items():
+        if type(participant) is not dict:
+            return False
+        issues = _quick_priorities(participant)
+        if issues is None or not _quick_answers(participant):
+            return False
+        level_of[pid] = issues
+    logs = record.get("chat_logs")
+    annotations = record.get("annotations")
+    if type(logs) is not list or type(annotations) is not list:
+        return False
+    messages: list[str] = []
+    pending: tuple[str, dict, dict] | None = None  # proposer, what it gets, what the other gets
+    agreed: tuple[str, dict, dict] | None = None
+    ended: str | None = None
+    for entry in logs:
+        if type(entry) is not dict:
+            return False
+        text, task_data, speaker = entry.get("text"), entry.get("task_data"), entry.get("id")
+        if type(text) is not str or type(task_data) is not dict or type(speaker) is not str or speaker not in info or ended is not None:
+            return False
+        if text == SUBMIT:
+            mine = _quick_share(task_data.get("issue2youget"))
+            theirs = _quick_share(task_data.get("issue2theyget"))
+            if mine is None or theirs is None or any(mine[issue] + theirs[issue] != PACKAGES_PER_ISSUE for issue in ISSUES):
+                return False
+            pending = (speaker, mine, theirs)
+        elif text == ACCEPT or text == REJECT:
+            if pending is None or speaker == pending[0]:
+                return False
+            if text == ACCEPT:
+                agreed, ended = pending, text
+            pending = None
+        elif text == WALK_AWAY:
+            ended = text
+        elif task_data or _looks_like_move(text):
+            return False
+        else:
+            messages.append(text)
+    if ended is not None:
+        for pid, issues in level_of.items():
+            scored = info[pid]["outcomes"]["points_scored"]
+            if scored is None:
+                continue
+            if ended == WALK_AWAY or agreed is None:
+                expected = WALK_AWAY_POINTS
+            else:
+                share = agreed[1] if pid == agreed[0] else agreed[2]
+                expected = sum(POINTS_PER_PRIORITY[issues[issue]] * share[issue] for issue in ISSUES)
+            if scored != expected:
+                return False
+    cursor = 0
+    for item in annotations:
+        if type(item) is not list or len(item) != 2:
+            return False
+        utterance, labels = item
+        if type(utterance) is not str or type(labels) is not str or not _STRATEGY_SET.issuperset(labels.split(",")):
+            return False
+        try:  # annotations follow the chat in order
+            cursor = messages.index(utterance, cursor) + 1
+        except ValueError:
+            return False
+    return True
+
+
+def _quick_priorities(participant: dict) -> dict[str, str] | None:
+    """Issue -> level when value2issue and value2reason are sound, else None."""
+    value2issue = participant.get("value2issue")
+    value2reason = participant.get("value2reason")
+    if type(value2issue) is not dict or type(value2reason) is not dict or len(value2issue) != 3 or len(value2reason) != 3:
+        return None
+    if not _LEVEL_SET.issuperset(value2issue) or not _LEVEL_SET.issuperset(value2reason):
+        return None
+    issues = {}
+    for level, issue in value2issue.items():
+        if type(issue) is not str or issue not in _ISSUE_SET or issue in issues:
+            return None
+        issues[issue] = level
+    for reason in value2reason.values():
+        if type(reason) is not str:
+            return None
+    return issues
+
+
+def _quick_answers(participant: dict) -> bool:
+    """Outcomes, demographics and personality have the types and values `check` requires."""
+    outcomes = participant.get("outcomes")
+    demographics = participant.get("demographics")
+    personality = participant.get("personality")
+    if type(outcomes) is not dict or type(demographics) is not dict or type(personality) is not dict:
+        return False
+    if "points_scored" not in outcomes:
+        return False
+    scored = outcomes["points_scored"]
+    if scored is not None and (type(scored) is not int or not 0 <= scored <= MAX_POINTS):
+        return False
+    for key, answers in _ANSWERS.items():
+        if key not in outcomes:
+            return False
+        answer = outcomes[key]
+        if answer is not None and (type(answer) is not str or answer not in answers):
+            return False
+    for key, kind in DEMOGRAPHIC_TYPES.items():  # exact types: a boolean is no age
+        value = demographics.get(key)
+        if value is not None and type(value) is not kind:
+            return False
+    svo = personality.get("svo")
+    if svo is not None and type(svo) is not str:
+        return False
+    big_five = personality.get("big-five")
+    if big_five is not None:
+        if type(big_five) is not dict:
+            return False
+        for score in big_five.values():
+            if type(score) is not float and type(score) is not int:
+                return False
+    return True
+
+
+def _quick_share(share: Any) -> dict[str, int] | None:
+    """A Submit-Deal share as issue -> count when it names exactly the issues with counts "0".."3"."""
+    if type(share) is not dict or len(share) != len(ISSUES):
+        return None
+    counts = {}
+    for issue in ISSUES:
+        text = share.get(issue)
+        if type(text) is not str or text not in _COUNTS:
+            return None
+        counts[issue] = _COUNTS[text]
+    return counts
 
 
 def _valid_priorities(participant: Any) -> dict[str, str] | None:
@@ -395,9 +574,12 @@ def _align(utterances: list[str], messages: list[str]) -> Iterator[tuple[int, in
 # ---------------------------------------------------------------------- helpers: reading
 
 
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+
+
 def _native_id(dialogue_id: str) -> int | str:
     """Corpus ids are integers; other ids (uuids from the platform) stay strings."""
-    return int(dialogue_id) if re.fullmatch(r"-?(0|[1-9][0-9]*)", dialogue_id) else dialogue_id
+    return int(dialogue_id) if _INTEGER.fullmatch(dialogue_id) else dialogue_id
 
 
 def _party_info(participant: Mapping[str, Any]) -> dict[str, Any]:
@@ -410,58 +592,75 @@ def _private_view(participant: Mapping[str, Any]) -> dict[str, Any]:
     """What only this participant knows: its priorities and the reasons it gave for them."""
     value2issue = participant["value2issue"]
     value2reason = participant["value2reason"]
+    priorities = priorities_from_value2issue(value2issue)  # issue -> level, in ISSUES order
     return {
-        "priorities": priorities_from_value2issue(value2issue),
+        "priorities": priorities,
         "value2issue": dict(value2issue),
-        "reasons": {issue: value2reason[level] for level, issue in sorted(value2issue.items(), key=lambda item: ISSUES.index(item[1]))},
+        "reasons": {issue: value2reason[level] for issue, level in priorities.items()},  # `check` made levels and issues one-to-one
     }
 
 
 def _event(entry: Mapping[str, Any]):
     text, task_data, party = entry["text"], entry["task_data"], entry["id"]
     extra: dict[str, Any] = {}
-    fields = {k: v for k, v in entry.items() if k not in ENTRY_KEYS}
-    if fields:
-        extra["fields"] = fields
+    if len(entry) != len(ENTRY_KEYS):
+        fields = {k: v for k, v in entry.items() if k not in ENTRY_KEYS}
+        if fields:
+            extra["fields"] = fields
     if text == SUBMIT:
         mine = {issue: int(n) for issue, n in task_data["issue2youget"].items()}
         theirs = {issue: int(n) for issue, n in task_data["issue2theyget"].items()}
-        event = SubmitDeal(party=party, mine=mine, theirs=theirs)
-    elif text == ACCEPT:
-        event = AcceptDeal(party=party)
-    elif text == REJECT:
-        event = RejectDeal(party=party)
-    elif text == WALK_AWAY:
-        event = WalkAway(party=party)
-    else:
-        event = Message(party=party, text=text)
-    if record_differences(task_data, _default_task_data(event)):
+        if not same_json(task_data, _default_submission(mine, theirs)):
+            extra["task_data"] = task_data
+        return _SUBMIT_DEAL(party=party, mine=mine, theirs=theirs, extra=extra)
+    kind = _ANSWER_EVENTS.get(text)
+    if kind is None:
+        if (type(task_data) is not dict or task_data) and not same_json(task_data, {}):  # a chat message's task data is {}
+            extra["task_data"] = task_data
+        return _MESSAGE(party=party, text=text, extra=extra)
+    if not same_json(task_data, MOVE_DATA[text]):
         extra["task_data"] = task_data
-    event.extra = extra
-    return event
+    return kind(party=party, extra=extra)
+
+
+# Builders of models from checked values (no second validation): see `model_builder`.
+_DIALOGUE = model_builder(Dialogue, "id", "task", "split", "scenario", "parties", "events", "outcome", "ratings", "annotations", "source")
+_SCENARIO = model_builder(Scenario, "public", "private")
+_SOURCE = model_builder(Source, "corpus", "file", "index", "extra")
+_PARTY = model_builder(Party, "id", "kind", "info")
+_MESSAGE = model_builder(Message, "party", "text", "extra")
+_SUBMIT_DEAL = model_builder(SubmitDeal, "party", "mine", "theirs", "extra")
+_ANSWER_EVENTS = {move: model_builder(kind, "party", "extra") for move, kind in ((ACCEPT, AcceptDeal), (REJECT, RejectDeal), (WALK_AWAY, WalkAway))}
+_OUTCOME = model_builder(Outcome, "reason", "agreed", "deal", "scores", "extra")
+_RATING = model_builder(Rating, "rater_kind", "rater_id", "target", "criterion", "value", "scale")
+_ANNOTATION = model_builder(Annotation, "event", "layer", "labels")
+_UNMATCHED_ANNOTATION = model_builder(Annotation, "event", "layer", "labels", "value")
 
 
 def _outcome(events: list, info: Mapping[str, Any], ids: list[str]) -> Outcome:
     pending: SubmitDeal | None = None
     reason, deal = "no_agreement", None
     for event in events:
-        if isinstance(event, SubmitDeal):
-            pending = event
-        elif isinstance(event, RejectDeal):
+        kind = type(event)
+        if kind is Message:
+            continue
+        if kind is SubmitDeal:
+            pending = event  # type: ignore[assignment]
+        elif kind is RejectDeal:
             pending = None
-        elif isinstance(event, AcceptDeal) and pending is not None:
+        elif kind is AcceptDeal and pending is not None:
             reason = "agreement"
             deal = {pid: dict(pending.mine if pid == pending.party else pending.theirs) for pid in ids}
             break
-        elif isinstance(event, WalkAway):
+        elif kind is WalkAway:
             reason = "walk_away"
             break
-    scores = {pid: info[pid]["outcomes"]["points_scored"] for pid in ids if info[pid]["outcomes"]["points_scored"] is not None}
+    scores = {pid: float(info[pid]["outcomes"]["points_scored"]) for pid in ids if info[pid]["outcomes"]["points_scored"] is not None}
     extra: dict[str, Any] = {}
     leftovers = {pid: {k: v for k, v in info[pid]["outcomes"].items() if k not in OUTCOME_KEYS} for pid in ids}
     if any(leftovers.values()):
         extra["outcomes"] = {pid: rest for pid, rest in leftovers.items() if rest}
-    return Outcome(reason=reason, agreed=reason == "agreement", deal=deal, scores=scores, extra=extra)
+    return _OUTCOME(reason=reason, agreed=reason == "agreement", deal=deal, scores=scores, extra=extra)
 
 
 def _ratings(info: Mapping[str, Any], ids: list[str]) -> list[Rating]:
@@ -472,33 +671,38 @@ def _ratings(info: Mapping[str, Any], ids: list[str]) -> list[Rating]:
             value = info[pid]["outcomes"][criterion]
             if value is not None:
                 target = other if criterion == LIKENESS else None
-                ratings.append(Rating(rater_kind="party", rater_id=pid, target=target, criterion=criterion, value=value, scale=scale))
+                ratings.append(_RATING(rater_kind="party", rater_id=pid, target=target, criterion=criterion, value=value, scale=scale))
     return ratings
 
 
 def _annotations(items: list, events: list) -> list[Annotation]:
-    message_positions = [i for i, e in enumerate(events) if isinstance(e, Message)]
+    message_positions = [i for i, e in enumerate(events) if type(e) is Message]
     texts = [events[i].text for i in message_positions]
     utterances = [item[0] for item in items]
     out = []
     for j, matched in _align(utterances, texts):
         utterance, labels = items[j]
         if matched is None:  # kept whole so the writer can give it back
-            out.append(Annotation(event=None, layer=STRATEGY_LAYER, labels=labels.split(","), value={"utterance": utterance}))
+            out.append(_UNMATCHED_ANNOTATION(event=None, layer=STRATEGY_LAYER, labels=labels.split(","), value={"utterance": utterance}))
         else:
-            out.append(Annotation(event=message_positions[matched], layer=STRATEGY_LAYER, labels=labels.split(",")))
+            out.append(_ANNOTATION(event=message_positions[matched], layer=STRATEGY_LAYER, labels=labels.split(",")))
     return out
 
 
 # ---------------------------------------------------------------------- helpers: writing
 
 
+def _default_submission(mine: Mapping[str, int], theirs: Mapping[str, int]) -> dict[str, Any]:
+    """The `task_data` the corpus writes for a Submit-Deal: the two shares with counts as strings."""
+    return {
+        "issue2youget": {issue: str(n) for issue, n in mine.items()},
+        "issue2theyget": {issue: str(n) for issue, n in theirs.items()},
+    }
+
+
 def _default_task_data(event) -> dict[str, Any]:
     if isinstance(event, SubmitDeal):
-        return {
-            "issue2youget": {issue: str(n) for issue, n in event.mine.items()},
-            "issue2theyget": {issue: str(n) for issue, n in event.theirs.items()},
-        }
+        return _default_submission(event.mine, event.theirs)
     for move, kind in ((ACCEPT, AcceptDeal), (REJECT, RejectDeal), (WALK_AWAY, WalkAway)):
         if isinstance(event, kind):
             return dict(MOVE_DATA[move])

@@ -69,6 +69,8 @@ import math
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
+import orjson
+
 from duologue.core.schema import (
     Accept,
     Annotation,
@@ -84,7 +86,7 @@ from duologue.core.schema import (
     Source,
     SystemNote,
 )
-from duologue.data.formats import Checker, CorpusFormat, Problem, json_type
+from duologue.data.formats import Checker, CorpusFormat, Problem, json_type, model_builder
 from duologue.tasks.craigslist.scoring import ScoringError, utilities_by_party
 
 SHAPES = ("cocoa", "hf")
@@ -136,14 +138,14 @@ class CraigslistFormat(CorpusFormat):
     # ------------------------------------------------------------------ identity
 
     def record_id(self, record: Any) -> str | None:
-        if isinstance(record, Mapping) and isinstance(record.get("uuid"), str):
+        if (isinstance(record, dict) or isinstance(record, Mapping)) and isinstance(record.get("uuid"), str):
             return record["uuid"]
         return None
 
     @staticmethod
     def shape_of(record: Any) -> str | None:
         """`cocoa` or `hf`, from the keys a record has; None when it looks like neither."""
-        if not isinstance(record, Mapping):
+        if not isinstance(record, dict) and not isinstance(record, Mapping):
             return None
         if "events" in record or "scenario" in record or "uuid" in record:
             return "cocoa"
@@ -154,8 +156,10 @@ class CraigslistFormat(CorpusFormat):
     # ------------------------------------------------------------------ checking
 
     def check(self, record: Any) -> list[Problem]:
-        checker = Checker()
         shape = self.shape_of(record)
+        if shape == "cocoa" and type(record) is dict and _passes_quickly(record):
+            return []
+        checker = Checker()
         if shape == "cocoa":
             _check_cocoa(record, checker)
         elif shape == "hf":
@@ -191,8 +195,43 @@ class CraigslistFormat(CorpusFormat):
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Equal as JSON text: key order and JSON types count (1 differs from 1.0, true from 1)."""
+    """Equal as JSON text: key order and JSON types count (1 differs from 1.0, true from 1).
+
+    Decided with orjson, which is much faster than `json.dumps`: two values with different orjson
+    texts also differ as `json.dumps` texts. orjson writes NaN and infinities as `null`, so equal
+    orjson texts are trusted only for values that are also `==` (NaN never is, unless it is the very
+    same object on both sides, which `json.dumps` writes alike too). Anything orjson will not write
+    (non-string keys, huge integers, lone surrogates, dates) is left to `json.dumps`.
+    """
+    try:
+        if orjson.dumps(a, option=_ORJSON_STRICT) != orjson.dumps(b, option=_ORJSON_STRICT):
+            return False
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return _same_text(a, b)
+    return a == b or _same_text(a, b)
+
+
+_ORJSON_STRICT = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+"""Types `json.dumps` writes differently (or not at all) are passed through, so orjson refuses them."""
+
+
+def _same_text(a: Any, b: Any) -> bool:
     return json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
+
+
+def _copy_json(value: Any) -> Any:
+    """A deep copy of a parsed JSON value (what `copy.deepcopy` gives, at a fraction of its cost).
+
+    The dialogue must not share lists or objects with the caller's record.
+    """
+    kind = type(value)
+    if kind is dict:
+        return {key: _copy_json(item) for key, item in value.items()}
+    if kind is list:
+        return [_copy_json(item) for item in value]
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    return copy.deepcopy(value)
 
 
 def _is_number(value: Any) -> bool:
@@ -298,7 +337,7 @@ def _build_outcome(events: Sequence[Event], private: Mapping[str, Mapping[str, A
     accepted, _ = _settle(events)
     if accepted is None:
         reason = "quit" if any(isinstance(e, Quit) for e in events) else "no_agreement"
-        return Outcome(reason=reason, agreed=False)
+        return _NO_DEAL(reason=reason, agreed=False)
     deal: dict[str, Any] = {"price": accepted.price}
     if accepted.sides not in (None, ""):
         deal["sides"] = accepted.sides
@@ -308,7 +347,7 @@ def _build_outcome(events: Sequence[Event], private: Mapping[str, Mapping[str, A
             scores = utilities_by_party(accepted.price, private)
         except ScoringError:
             scores = {}
-    return Outcome(reason="agreement", agreed=True, deal=deal, scores=scores)
+    return _DEAL(reason="agreement", agreed=True, deal=deal, scores=scores)  # utilities are floats
 
 
 def _view(role: Any, target: Any, bottomline: Any, category: Any, images: Any, price: Any, description: Any, title: Any) -> dict[str, Any]:
@@ -495,11 +534,143 @@ def _check_metadata(metadata: Any, path: str, checker: Checker) -> None:
     checker.optional(metadata, "price", float, path)
 
 
+# ====================================================================== CoCoA shape: the quick check
+
+
+def _passes_quickly(record: dict) -> bool:
+    """True only when `check` would find no problem in a CoCoA record, decided in one tight pass.
+
+    Nearly every record is valid, and naming paths for problems that are not there is what made
+    checking slow. This pass only answers yes or no; it is at least as strict as the detailed
+    checker (anything unusual, even if allowed, answers no), so a "no" simply runs the detailed
+    checker, which alone words the problems.
+    """
+    try:
+        return _quick_cocoa(record)
+    except Exception:  # odd input: let the detailed checker describe it
+        return False
+
+
+def _finite(value: Any) -> bool:
+    """An int or a finite float (not a boolean); an int too large for a float raises, as in `check`."""
+    kind = type(value)
+    return (kind is int or kind is float) and math.isfinite(value)
+
+
+def _number_or_none(value: Any) -> bool:
+    """What `Checker.require(..., float, nullable=True)` accepts, NaN included (exact types only)."""
+    return value is None or type(value) is int or type(value) is float
+
+
+def _quick_time(value: Any) -> bool:
+    if value is None:
+        return True
+    if type(value) is str:
+        return math.isfinite(float(value))  # a ValueError (not a number) ends the quick pass
+    return _finite(value)
+
+
+def _quick_offer_price(value: Any) -> bool:
+    return value is None or (_finite(value) and value > 0)
+
+
+def _quick_cocoa(record: dict) -> bool:
+    if type(record.get("uuid")) is not str:
+        return False
+    if record.get("scenario_uuid") is not None and type(record["scenario_uuid"]) is not str:
+        return False
+    agents = record.get("agents")
+    if type(agents) is not dict or len(agents) != 2 or "0" not in agents or "1" not in agents:
+        return False
+    for kind in agents.values():
+        if type(kind) is not str:
+            return False
+    scenario = record.get("scenario")
+    if type(scenario) is not dict or not _quick_scenario(scenario) or "outcome" not in record:
+        return False
+    outcome = record["outcome"]
+    if outcome is not None:
+        if type(outcome) is not dict or not _number_or_none(outcome.get("reward")):
+            return False
+        offer = outcome.get("offer")
+        if offer is not None and (type(offer) is not dict or "price" not in offer or not _quick_offer_price(offer["price"])):
+            return False
+    events = record.get("events")
+    if type(events) is not list:
+        return False
+    offer_open = False
+    for event in events:
+        if type(event) is not dict:
+            return False
+        action = event.get("action")
+        agent = event.get("agent")
+        if type(action) is not str or action not in ACTIONS or type(agent) is not int or agent not in (0, 1):
+            return False
+        if "time" not in event or not _quick_time(event["time"]) or not _quick_time(event.get("start_time")) or "data" not in event:
+            return False
+        data = event["data"]
+        if action == "message":
+            if type(data) is not str:
+                return False
+        elif action == "offer":
+            if type(data) is not dict or "price" not in data or not _quick_offer_price(data["price"]):
+                return False
+            offer_open = True
+        elif action == "reject":
+            offer_open = False
+        elif action == "accept" and not offer_open:
+            return False
+        metadata = event.get("metadata")
+        if metadata is not None:
+            if type(metadata) is not dict:
+                return False
+            intent = metadata.get("intent")
+            if (intent is not None and type(intent) is not str) or not _number_or_none(metadata.get("price")):
+                return False
+    return True
+
+
+def _quick_scenario(scenario: dict) -> bool:
+    if type(scenario.get("uuid")) is not str:
+        return False
+    category, post_id, attributes = scenario.get("category"), scenario.get("post_id"), scenario.get("attributes")
+    if (category is not None and type(category) is not str) or (attributes is not None and type(attributes) is not list):
+        return False
+    if post_id is not None and type(post_id) is not str and type(post_id) is not int:
+        return False
+    kbs = scenario.get("kbs")
+    if type(kbs) is not list or len(kbs) != 2:
+        return False
+    roles = []
+    for kb in kbs:
+        if type(kb) is not dict:
+            return False
+        personal, item = kb.get("personal"), kb.get("item")
+        if type(personal) is not dict or type(item) is not dict:
+            return False
+        role = personal.get("Role")
+        if type(role) is not str or role not in ROLES or not _finite(personal.get("Target")) or not _number_or_none(personal.get("Bottomline")):
+            return False
+        roles.append(role)
+        if type(item.get("Category")) is not str or type(item.get("Title")) is not str or "Price" not in item or not _number_or_none(item["Price"]):
+            return False
+        for key in ("Description", "Images"):
+            lines = item.get(key)
+            if type(lines) is not list:
+                return False
+            for line in lines:
+                if type(line) is not str:
+                    return False
+    return roles[0] != roles[1]
+
+
 # ====================================================================== CoCoA shape: reading
 
 
 def _cocoa_to_dialogue(record: Mapping[str, Any], *, file: str | None, index: int | None, split: str | None) -> Dialogue:
-    record = copy.deepcopy(record)  # the dialogue must not share lists with the caller's record
+    # `check` passed, so every value already has its schema type: the models are built without
+    # validating them again (`model_builder`). Whatever the dialogue keeps of the record is copied
+    # (`_copy_json`): the dialogue must not share lists or objects with the caller's record.
     extra: dict[str, Any] = {}
     key_order: dict[str, list[str]] = {}
     fields: dict[str, dict[str, Any]] = {}
@@ -509,7 +680,7 @@ def _cocoa_to_dialogue(record: Mapping[str, Any], *, file: str | None, index: in
         if order is not None:
             key_order[where] = order
         if unknown:
-            fields[where] = unknown
+            fields[where] = _copy_json(unknown)
 
     remember(record, RECORD_KEYS, "record")
     scenario = record["scenario"]
@@ -524,21 +695,22 @@ def _cocoa_to_dialogue(record: Mapping[str, Any], *, file: str | None, index: in
         personal, item = kb["personal"], kb["item"]
         view = _view(
             personal["Role"], personal["Target"], personal.get("Bottomline"),
-            item["Category"], item["Images"], item["Price"], item["Description"], item["Title"],
-        )
+            item["Category"], list(item["Images"]), item["Price"], list(item["Description"]), item["Title"],
+        )  # `check` made the Images and Description lines strings, so copying the lists copies them whole
         private[party_id] = view
         if not _same(personal, _personal_of(view)):
-            extra.setdefault("personal", {})[party_id] = personal
+            extra.setdefault("personal", {})[party_id] = _copy_json(personal)
         if not _same(item, _item_of(view, {})):
-            extra.setdefault("item", {})[party_id] = item
+            extra.setdefault("item", {})[party_id] = _copy_json(item)
         kind = agents.get(party_id)
-        parties.append(Party(id=party_id, kind="human" if kind == "human" else "bot", agent=None if kind == "human" else kind, role=personal["Role"]))
+        human = kind == "human"
+        parties.append(_PARTY(id=party_id, kind="human" if human else "bot", agent=None if human else kind, role=personal["Role"]))
     if not _same(agents, _agents_of(parties)):
-        extra["agents"] = agents
+        extra["agents"] = _copy_json(agents)
     if "attributes" in scenario and not _same(scenario["attributes"], DEFAULT_ATTRIBUTES):
-        extra["attributes"] = scenario["attributes"]
+        extra["attributes"] = _copy_json(scenario["attributes"])
     if record.get("agents_info") is not None:
-        extra["agents_info"] = record["agents_info"]
+        extra["agents_info"] = _copy_json(record["agents_info"])
     if "scenario_uuid" in record and record["scenario_uuid"] != scenario["uuid"]:
         extra["scenario_uuid"] = record["scenario_uuid"]
 
@@ -553,22 +725,37 @@ def _cocoa_to_dialogue(record: Mapping[str, Any], *, file: str | None, index: in
     if fields:
         extra["fields"] = fields
 
-    outcome = _build_outcome(events, private)
-    dialogue = Dialogue(
+    dialogue = _DIALOGUE(
         id=record["uuid"],
         task="craigslist",
         split=split,
-        scenario=Scenario(id=scenario["uuid"], public=public, private=private),
+        scenario=_SCENARIO(id=scenario["uuid"], public=public, private=private),
         parties=parties,
         events=events,
-        outcome=outcome,
+        outcome=_build_outcome(events, private),
         annotations=annotations,
-        source=Source(corpus="craigslist", shape="cocoa", file=file, index=index, extra=extra),
+        source=_SOURCE(corpus="craigslist", shape="cocoa", file=file, index=index, extra=extra),
     )
     native_outcome = record["outcome"]
     if not _same(native_outcome, _cocoa_outcome(dialogue)):
-        dialogue.outcome.extra["native"] = native_outcome
+        dialogue.outcome.extra["native"] = _copy_json(native_outcome)
     return dialogue
+
+
+_EVENT_KEY_SET = frozenset(EVENT_KEYS)
+
+# Builders of models from checked values (no second validation): see `model_builder`.
+_DIALOGUE = model_builder(Dialogue, "id", "task", "split", "scenario", "parties", "events", "outcome", "annotations", "source")
+_SCENARIO = model_builder(Scenario, "id", "public", "private")
+_SOURCE = model_builder(Source, "corpus", "shape", "file", "index", "extra")
+_PARTY = model_builder(Party, "id", "kind", "agent", "role")
+_NO_DEAL = model_builder(Outcome, "reason", "agreed")
+_DEAL = model_builder(Outcome, "reason", "agreed", "deal", "scores")
+_MESSAGE = model_builder(Message, "party", "time", "extra", "text")
+_OFFER = model_builder(Offer, "party", "time", "extra", "price", "sides")
+_ANSWER_EVENTS = {action: model_builder(kind, "party", "time", "extra") for action, kind in (("accept", Accept), ("reject", Reject), ("quit", Quit))}
+_INTENT = model_builder(Annotation, "event", "layer", "labels", "source")
+_PRICE = model_builder(Annotation, "event", "layer", "value", "source")
 
 
 def _cocoa_events(natives: list[Mapping[str, Any]]) -> tuple[list[Event], list[Annotation], list[str] | None]:
@@ -579,50 +766,76 @@ def _cocoa_events(natives: list[Mapping[str, Any]]) -> tuple[list[Event], list[A
     annotations: list[Annotation] = []
     for index, native in enumerate(natives):
         extra: dict[str, Any] = {}
-        time = _time_value(native.get("time"))
-        if not _same(native.get("time"), _time_text(time)):
-            extra["time"] = native.get("time")
+        native_time = native.get("time")
+        time = _time_value(native_time)
+        if not (native_time == repr(time) if type(native_time) is str else _same(native_time, _time_text(time))):
+            extra["time"] = native_time  # the writer spells a time `repr(float)`: keep any other spelling
         if native.get("start_time") is not None:
             extra["start_time"] = native["start_time"]
-        if list(native) != common:
-            extra["key_order"] = list(native)
-        unknown = {k: v for k, v in native.items() if k not in EVENT_KEYS}
-        if unknown:
-            extra["fields"] = unknown
-        event = _cocoa_event(native, time, extra)
-        mine = _parser_annotations(index, native.get("metadata"))
-        if "metadata" in native and not _same(native["metadata"], _metadata_of({a.layer: a for a in mine})):
-            event.extra["metadata"] = native["metadata"]
-        events.append(event)
-        annotations.extend(mine)
+        keys = list(native)
+        if keys != common:
+            extra["key_order"] = keys
+        if not _EVENT_KEY_SET.issuperset(keys):
+            extra["fields"] = _copy_json({k: v for k, v in native.items() if k not in EVENT_KEYS})
+        party = str(native["agent"])
+        action, data = native["action"], native["data"]
+        if action == "offer":
+            price, sides = data["price"], _copy_json(data.get("sides"))
+            if type(price) is int:
+                price = float(price)  # what validating `price: float | None` gives
+            if not _same(data, {"price": price, "sides": "" if sides is None else sides}):  # what `_offer_data` writes
+                extra["data"] = _copy_json(data)
+        elif action != "message" and data is not None:
+            extra["data"] = _copy_json(data)
+        if "metadata" in native:
+            metadata = native["metadata"]
+            if type(metadata) is dict:  # the parsed releases: {intent, price} on every event
+                intent, priced = metadata.get("intent"), "price" in metadata
+                labelled = isinstance(intent, str)
+                if labelled:
+                    annotations.append(_INTENT(index, "intent", [intent], PARSER_SOURCE))
+                if priced:
+                    annotations.append(_PRICE(index, "price", metadata["price"], PARSER_SOURCE))
+                # the same keys in the same order as `_metadata_of` writes hold the very values read: equal
+                written_back = list(metadata) == _WRITTEN_METADATA_KEYS[labelled, priced] or _same(metadata, _metadata_of(_layers(annotations, labelled, priced)))
+            else:
+                labels = _parser_annotations(index, metadata)
+                annotations.extend(labels)
+                written_back = metadata is None and not labels or _same(metadata, _metadata_of({a.layer: a for a in labels}))
+            if not written_back:
+                extra["metadata"] = _copy_json(metadata)
+        if action == "message":
+            events.append(_MESSAGE(party, time, extra, data))
+        elif action == "offer":
+            events.append(_OFFER(party, time, extra, price, sides))
+        else:
+            events.append(_ANSWER_EVENTS[action](party, time, extra))
     return events, annotations, (None if common == list(EVENT_KEYS) else common)
 
 
-def _cocoa_event(native: Mapping[str, Any], time: float | None, extra: dict[str, Any]) -> Event:
-    party = str(native["agent"])
-    action, data = native["action"], native["data"]
-    if action == "message":
-        return Message(party=party, time=time, text=data, extra=extra)
-    if action == "offer":
-        price = data["price"]
-        event = Offer(party=party, time=time, price=price, sides=data.get("sides"), extra=extra)
-        if not _same(data, _offer_data(event)):
-            event.extra["data"] = data
-        return event
-    kinds = {"accept": Accept, "reject": Reject, "quit": Quit}
-    if data is not None:
-        extra["data"] = data
-    return kinds[action](party=party, time=time, extra=extra)
+_WRITTEN_METADATA_KEYS: dict[tuple[bool, bool], list[str] | None] = {
+    (True, True): ["intent", "price"],
+    (True, False): ["intent"],
+    (False, True): ["price"],
+    (False, False): None,  # no labels: the writer writes null
+}
+"""(has an intent label, has a price label) -> the keys `_metadata_of` writes, in its order."""
+
+
+def _layers(annotations: list[Annotation], labelled: bool, priced: bool) -> dict[str, Annotation]:
+    """Layer -> annotation of the event just read (its labels are the last ones appended)."""
+    mine = annotations[len(annotations) - labelled - priced :] if labelled or priced else []
+    return {a.layer: a for a in mine}
 
 
 def _parser_annotations(index: int, metadata: Any) -> list[Annotation]:
-    if not isinstance(metadata, Mapping):
+    if not isinstance(metadata, dict) and not isinstance(metadata, Mapping):
         return []
     found = []
     if isinstance(metadata.get("intent"), str):
-        found.append(Annotation(event=index, layer="intent", labels=[metadata["intent"]], source=PARSER_SOURCE))
+        found.append(_INTENT(index, "intent", [metadata["intent"]], PARSER_SOURCE))
     if "price" in metadata:
-        found.append(Annotation(event=index, layer="price", value=metadata["price"], source=PARSER_SOURCE))
+        found.append(_PRICE(index, "price", metadata["price"], PARSER_SOURCE))
     return found
 
 

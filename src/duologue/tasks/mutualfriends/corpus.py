@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
 from duologue.core.schema import Dialogue, Message, Outcome, Party, Scenario, Select, Source, SystemNote
-from duologue.data.formats import Checker, CorpusFormat, Problem, json_type
+from duologue.data.formats import Checker, CorpusFormat, Problem, json_type, model_builder
 from duologue.tasks.mutualfriends import rules
 
 Shape = Literal["cocoa", "hf"]
@@ -74,6 +74,11 @@ HF_NO_START_TIME = -1.0
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+def _is_object(value: Any) -> bool:
+    """`isinstance(value, Mapping)`, answered at once for the dicts JSON gives (the ABC check is slow)."""
+    return isinstance(value, dict) or isinstance(value, Mapping)
+
+
 def key_path(path: str, key: str) -> str:
     """JSON path of `key` under `path`: `$.a.b`, or `$.a['Time Preference']` for names with spaces."""
     return f"{path}.{key}" if _IDENTIFIER.match(key) else f"{path}[{key!r}]"
@@ -81,7 +86,7 @@ def key_path(path: str, key: str) -> str:
 
 def shape_of(record: Any) -> Shape:
     """Which native shape a record has: HF rows keep events column-wise, CoCoA records as a list."""
-    if isinstance(record, Mapping) and ("scenario_kbs" in record or isinstance(record.get("events"), Mapping)):
+    if _is_object(record) and ("scenario_kbs" in record or _is_object(record.get("events"))):
         return "hf"
     return "cocoa"
 
@@ -118,6 +123,17 @@ def cocoa_time_text(value: float | None) -> str | None:
 def _identical(a: Any, b: Any) -> bool:
     """JSON identity: same type and value (1 and 1.0 differ)."""
     return type(a) is type(b) and a == b
+
+
+# Builders of models from checked values (no second validation): see `model_builder`.
+_DIALOGUE = model_builder(Dialogue, "id", "task", "split", "scenario", "parties", "events", "outcome", "source")
+_SCENARIO = model_builder(Scenario, "id", "public", "private")
+_SOURCE = model_builder(Source, "corpus", "shape", "file", "index", "extra")
+_HUMAN = model_builder(Party, "id", "kind")
+_BOT = model_builder(Party, "id", "kind", "agent")
+_OUTCOME = model_builder(Outcome, "reason", "agreed", "deal", "scores", "extra")
+_MESSAGE = model_builder(Message, "party", "time", "text", "extra")
+_SELECT = model_builder(Select, "party", "time", "item", "extra")
 
 
 # --------------------------------------------------------------------------- the checked view
@@ -162,13 +178,13 @@ class MutualFriendsFormat(CorpusFormat):
     # ------------------------------------------------------------------ ids and checks
 
     def record_id(self, record: Any) -> str | None:
-        if isinstance(record, Mapping) and isinstance(record.get("uuid"), str):
+        if _is_object(record) and isinstance(record.get("uuid"), str):
             return record["uuid"]
         return None
 
     def check(self, record: Any) -> list[Problem]:
         c = Checker()
-        if not isinstance(record, Mapping):
+        if not _is_object(record):
             c.fail("$", f"expected a dialogue object, got {json_type(record)}")
             return c.problems
         view = self._check_hf(record, c) if shape_of(record) == "hf" else self._check_cocoa(record, c)
@@ -208,7 +224,7 @@ class MutualFriendsFormat(CorpusFormat):
         complete = True
         for i, attribute in enumerate(attributes):
             path = f"$.scenario.attributes[{i}]"
-            if not isinstance(attribute, Mapping):
+            if not _is_object(attribute):
                 c.fail(path, f"expected an attribute object, got {json_type(attribute)}")
                 complete = False
                 continue
@@ -238,12 +254,12 @@ class MutualFriendsFormat(CorpusFormat):
             for i, friend in enumerate(kb):
                 friend_path = f"{path}[{i}]"
                 self._check_friend_values(friend, friend_path, c)
-                friends.append((friend_path, dict(friend) if isinstance(friend, Mapping) else None))
+                friends.append((friend_path, dict(friend) if _is_object(friend) else None))
             checked.append(friends)
         return checked
 
     def _check_friend_values(self, friend: Any, path: str, c: Checker) -> bool:
-        if not isinstance(friend, Mapping):
+        if not _is_object(friend):
             c.fail(path, f"expected a friend record (attribute -> value), got {json_type(friend)}")
             return False
         sound = True
@@ -254,7 +270,7 @@ class MutualFriendsFormat(CorpusFormat):
         return sound
 
     def _check_cocoa_event(self, event: Any, path: str, view: _View, c: Checker) -> None:
-        if not isinstance(event, Mapping):
+        if not _is_object(event):
             c.fail(path, f"expected an event object, got {json_type(event)}")
             return
         action = c.require(event, "action", str, path)
@@ -517,27 +533,29 @@ class MutualFriendsFormat(CorpusFormat):
         outcome_extra: dict[str, Any] = {"reward": read.reward}
         if read.outcome_fields:
             outcome_extra["fields"] = read.outcome_fields
-        return Dialogue(
+        # `check` passed, so every value already has its schema type: the models are built without
+        # validating them again (`model_builder`), each from fresh dicts and lists.
+        return _DIALOGUE(
             id=record["uuid"],
             task="mutualfriends",
             split=split,
-            scenario=Scenario(id=read.scenario_id, public=public, private={party: {"friends": read.kbs[i]} for i, party in enumerate(PARTY_IDS)}),
+            scenario=_SCENARIO(id=read.scenario_id, public=public, private={party: {"friends": read.kbs[i]} for i, party in enumerate(PARTY_IDS)}),
             parties=[self._party(party, record["agents"][party]) for party in PARTY_IDS],
             events=read.events,
-            outcome=Outcome(
+            outcome=_OUTCOME(
                 reason="success" if success else "failure",
                 agreed=success,
                 deal={"friend": mutual} if success else None,
                 scores={party: 1.0 if success else 0.0 for party in PARTY_IDS},
                 extra=outcome_extra,
             ),
-            source=Source(corpus=self.name, shape=shape, file=file, index=index, extra=read.source_extra),
+            source=_SOURCE(corpus=self.name, shape=shape, file=file, index=index, extra=read.source_extra),
         )
 
     def _party(self, party_id: str, agent: str) -> Party:
         if agent == "human":
-            return Party(id=party_id, kind="human")
-        return Party(id=party_id, kind="bot", agent=agent)
+            return _HUMAN(id=party_id, kind="human")
+        return _BOT(id=party_id, kind="bot", agent=agent)
 
     def _read_cocoa(self, record: Mapping[str, Any]) -> _Read:
         scenario = record["scenario"]
@@ -565,8 +583,8 @@ class MutualFriendsFormat(CorpusFormat):
         if fields:
             extra["fields"] = fields
         if event["action"] == "select":
-            return Select(party=party, time=time, item=dict(event["data"]), extra=extra)
-        return Message(party=party, time=time, text=event["data"], extra=extra)
+            return _SELECT(party=party, time=time, item=dict(event["data"]), extra=extra)
+        return _MESSAGE(party=party, time=time, text=event["data"], extra=extra)
 
     def _read_hf(self, record: Mapping[str, Any]) -> _Read:
         columns = record["scenario_attributes"]
@@ -587,9 +605,9 @@ class MutualFriendsFormat(CorpusFormat):
                 extra["start_time"] = ev["start_times"][i]
             if action == "select":
                 item = dict(zip(ev["data_selects"]["attributes"][i], ev["data_selects"]["values"][i]))
-                events.append(Select(party=party, time=time, item=item, extra=extra))
+                events.append(_SELECT(party=party, time=time, item=item, extra=extra))
             else:
-                events.append(Message(party=party, time=time, text=ev["data_messages"][i], extra=extra))
+                events.append(_MESSAGE(party=party, time=time, text=ev["data_messages"][i], extra=extra))
         source_extra: dict[str, Any] = {}
         fields = {k: v for k, v in record.items() if k not in HF_RECORD_KEYS}
         if fields:
