@@ -18,6 +18,8 @@ TASKS: dict[str, str] = {
     "mutualfriends-v0": "duologue.tasks.mutualfriends.task:MutualFriendsTask",
     "craigslist-v0": "duologue.tasks.craigslist.task:CraigslistTask",
     "casino-v0": "duologue.tasks.casino.task:CasinoTask",
+    "openchat-ed-v0": "duologue.tasks.openchat.task:EmpatheticChatTask",
+    "openchat-wow-v0": "duologue.tasks.openchat.task:WizardChatTask",
 }
 """Task id -> `module:Class` of its `Task`. Ids carry a version (`casino-v0`)."""
 

@@ -43,13 +43,15 @@ rounded mean of its scores), so a record round-trips exactly.
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 import re
 from pathlib import Path, PurePath
 from typing import Any, Iterable, Mapping
 
 from duologue.core.schema import LIKERT_5, Dialogue, Message, Party, Rating, Scenario, Source
-from duologue.data.formats import Checker, CorpusFormat, Problem, is_json_type, json_type
+from duologue.data.formats import Checker, CorpusFormat, Problem, is_json_type, json_type, model_builder
 
 SETTINGS = ("ed", "wow")
 SETTING_FIELDS: dict[str, tuple[str, ...]] = {"ed": ("emotion", "episode"), "wow": ("topic",)}
@@ -61,6 +63,7 @@ MEAN_DECIMALS = 2
 USER, BOT = "user", "bot"
 _TOP_KEYS = ("dialogue_id", "setting", "model", "prompt", "emotion", "episode", "topic", "objective_evaluation", "subjective_evaluation", "dialogue")
 _MESSAGE_KEYS = ("message_id", "user_id", "system_id", "speaker", "message")
+_CANONICAL_TURN_KEYS = {key: ["message_id", key, "speaker", "message"] for key in ("user_id", "system_id")}
 _JAPANESE_SCRIPT = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 _LANGUAGE_DIR = re.compile(r"^[a-z]{2,3}$")
 
@@ -80,7 +83,7 @@ class DuoFormat(CorpusFormat):
     # ------------------------------------------------------------------ ids, groups, files
 
     def record_id(self, record: Any) -> str | None:
-        if isinstance(record, Mapping):
+        if isinstance(record, dict) or isinstance(record, Mapping):
             rid = record.get("dialogue_id")
             if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)):
                 return str(rid)
@@ -117,6 +120,12 @@ class DuoFormat(CorpusFormat):
     # ------------------------------------------------------------------ checking
 
     def check(self, record: Any) -> list[Problem]:
+        if type(record) is dict and _passes_quickly(record):
+            return []
+        return self._check_in_detail(record)
+
+    def _check_in_detail(self, record: Any) -> list[Problem]:
+        """Walk the whole record and name every problem with its path (run when the quick pass fails)."""
         c = Checker()
         if not isinstance(record, Mapping):
             c.fail("$", f"expected a dialogue object, got {json_type(record)}")
@@ -153,23 +162,22 @@ class DuoFormat(CorpusFormat):
     # ------------------------------------------------------------------ reading
 
     def to_dialogue(self, record: Any, *, file: str | None = None, index: int | None = None, split: str | None = None) -> Dialogue:
+        # `check` passed, so every value already has its schema type: the models are built without
+        # validating them again (`model_builder`), each from fresh dicts and lists.
         setting = record["setting"]
         turns = record["dialogue"]
         user_id = next((t["user_id"] for t in turns if "user_id" in t), None)
         system_id = next((t["system_id"] for t in turns if "system_id" in t), None)
         parties = [
-            Party(id=USER, kind="human", role="user", participant_id=user_id),
-            Party(id=BOT, kind="bot", role="system", agent=record["model"], info={} if system_id is None else {"system_id": system_id}),
+            _USER_PARTY(id=USER, kind="human", role="user", participant_id=user_id),
+            _BOT_PARTY(id=BOT, kind="bot", role="system", agent=record["model"], info={} if system_id is None else {"system_id": system_id}),
         ]
         public: dict[str, Any] = {"setting": setting, "style": record["prompt"]}
         for key in ("emotion", "episode", "topic"):
             if key in record:
                 public[key] = record[key]
         events = [_message_event(turn, position, user_id, system_id) for position, turn in enumerate(turns)]
-        ratings = [
-            Rating(rater_kind="party", rater_id=USER, target=BOT, criterion=criterion, value=value, scale=LIKERT_5)
-            for criterion, value in record["subjective_evaluation"].items()
-        ]
+        ratings = [_rating("party", USER, criterion, value) for criterion, value in record["subjective_evaluation"].items()]
         extra: dict[str, Any] = {}
         objective = record.get("objective_evaluation")
         if objective is not None:
@@ -184,34 +192,34 @@ class DuoFormat(CorpusFormat):
         if list(record) != _canonical_order(record):
             extra["key_order"] = list(record)
         language = _language_of_path(file, setting) or _language_of_text(record)
-        return Dialogue(
+        return _DIALOGUE(
             id=str(dialogue_id),
             task="openchat",
             split=split,
             language=language,
-            scenario=Scenario(public=public),
+            scenario=_SCENARIO(public=public),
             parties=parties,
             events=events,
             ratings=ratings,
-            source=Source(corpus=self.name, file=file, index=index, extra=extra),
+            source=_SOURCE(corpus=self.name, file=file, index=index, extra=extra),
         )
 
     # ------------------------------------------------------------------ writing
 
     def from_dialogue(self, dialogue: Dialogue) -> dict[str, Any]:
         extra = dialogue.source.extra if dialogue.source.corpus == self.name else {}
-        public = dialogue.scenario.public
-        setting = public.get("setting") or ("wow" if "topic" in public else "ed")
+        values = _scenario_values(dialogue)
+        setting = values.get("setting") or ("wow" if "topic" in values else "ed")
         bot = _first_party(dialogue, "bot")
         record: dict[str, Any] = {
             "dialogue_id": extra.get("dialogue_id", dialogue.id),
             "setting": setting,
             "model": bot.agent if bot is not None and bot.agent else "",
-            "prompt": public.get("style", public.get("prompt", "")),
+            "prompt": values.get("style", values.get("prompt", "")),
         }
         for key in ("emotion", "episode", "topic"):
-            if key in public or key in SETTING_FIELDS.get(setting, ()):
-                record[key] = public.get(key, "")
+            if key in values or key in SETTING_FIELDS.get(setting, ()):
+                record[key] = values.get(key, "")
         objective = _objective_record(dialogue, extra)
         if objective is not None:
             record["objective_evaluation"] = objective
@@ -225,6 +233,91 @@ class DuoFormat(CorpusFormat):
 
 
 # --------------------------------------------------------------------------- checks
+
+
+def _passes_quickly(record: dict) -> bool:
+    """True only when `check` would find no problem at all, decided in one tight pass.
+
+    Nearly every record is valid, and naming paths for problems that are not there is what made
+    checking slow. This pass only answers yes or no; it is at least as strict as the detailed
+    checker (anything unusual, even if allowed, answers no), so a "no" simply runs the detailed
+    checker, which alone words the problems.
+    """
+    try:
+        return _quick_record(record)
+    except Exception:  # odd input: let the detailed checker describe it
+        return False
+
+
+def _quick_rating(value: Any) -> bool:
+    kind = type(value)
+    if kind is int:
+        return RATING_LOW <= value <= RATING_HIGH
+    return kind is float and RATING_LOW <= value <= RATING_HIGH  # NaN fails the comparison, infinities the range
+
+
+def _quick_record(record: dict) -> bool:
+    dialogue_id = record.get("dialogue_id")
+    if type(dialogue_id) is str:
+        if not dialogue_id.strip():
+            return False
+    elif type(dialogue_id) is not int:
+        return False
+    setting = record.get("setting")
+    if type(setting) is not str or setting not in SETTINGS or type(record.get("model")) is not str or type(record.get("prompt")) is not str:
+        return False
+    required = SETTING_FIELDS[setting]
+    for key in ("emotion", "episode", "topic"):
+        if key in record:
+            if type(record[key]) is not str:
+                return False
+        elif key in required:
+            return False
+    subjective = record.get("subjective_evaluation")
+    if type(subjective) is not dict:
+        return False
+    for value in subjective.values():
+        if not _quick_rating(value):
+            return False
+    if "objective_evaluation" in record and not _quick_objective(record["objective_evaluation"]):
+        return False
+    turns = record.get("dialogue")
+    if type(turns) is not list or not turns:
+        return False
+    for index, turn in enumerate(turns):
+        if type(turn) is not dict or turn.get("message_id") != index or type(turn.get("message_id")) is not int or type(turn.get("message")) is not str:
+            return False
+        speaker = turn.get("speaker")
+        if speaker == "Human":
+            if "system_id" in turn or type(turn.get("user_id")) is not str:
+                return False
+        elif speaker == "Bot":
+            if "user_id" in turn or type(turn.get("system_id")) is not str:
+                return False
+        else:
+            return False
+    return True
+
+
+def _quick_objective(objective: Any) -> bool:
+    if type(objective) is not dict:
+        return False
+    for key, value in objective.items():
+        if key.endswith(SCORES_SUFFIX):
+            criterion = key[: -len(SCORES_SUFFIX)]
+            if type(value) is not list or not value or criterion not in objective:
+                return False
+            for score in value:
+                if not _quick_rating(score):
+                    return False
+            mean = objective[criterion]
+            if type(mean) is not int and type(mean) is not float:
+                return False
+            if abs(mean - sum(value) / len(value)) > 0.5 * 10**-MEAN_DECIMALS + 1e-9:
+                return False
+        elif not _quick_rating(value) or key + SCORES_SUFFIX not in objective:
+            return False
+    return True
 
 
 def _is_number(value: Any) -> bool:
@@ -307,13 +400,32 @@ def _message_event(turn: Mapping[str, Any], position: int, user_id: str | None, 
     id_key = "user_id" if is_human else "system_id"
     if turn[id_key] != (user_id if is_human else system_id):
         extra[id_key] = turn[id_key]
-    unknown = {k: v for k, v in turn.items() if k not in _MESSAGE_KEYS}
-    if unknown:
-        extra["fields"] = unknown
-    canonical = ["message_id", id_key, "speaker", "message", *unknown]
-    if list(turn) != canonical:
-        extra["key_order"] = list(turn)
-    return Message(party=USER if is_human else BOT, text=turn["message"], extra=extra)
+    order = list(turn)
+    if len(order) > 4:  # a checked turn has four known keys (message_id, user_id or system_id, speaker, message)
+        unknown = {k: v for k, v in turn.items() if k not in _MESSAGE_KEYS}
+        if unknown:
+            extra["fields"] = unknown
+        canonical = ["message_id", id_key, "speaker", "message", *unknown]
+    else:
+        canonical = _CANONICAL_TURN_KEYS[id_key]
+    if order != canonical:
+        extra["key_order"] = order
+    return _MESSAGE(party=USER if is_human else BOT, text=turn["message"], extra=extra)
+
+
+def _rating(rater_kind: str, rater_id: str, criterion: str, value: int | float) -> Rating:
+    """A checked 1-5 rating of the bot (`check` made sure it is a number on the scale)."""
+    return _RATING(rater_kind=rater_kind, rater_id=rater_id, target=BOT, criterion=criterion, value=value, scale=LIKERT_5)
+
+
+# Builders of models from checked values (no second validation): see `model_builder`.
+_DIALOGUE = model_builder(Dialogue, "id", "task", "split", "language", "scenario", "parties", "events", "ratings", "source")
+_SCENARIO = model_builder(Scenario, "public")
+_SOURCE = model_builder(Source, "corpus", "file", "index", "extra")
+_USER_PARTY = model_builder(Party, "id", "kind", "role", "participant_id")
+_BOT_PARTY = model_builder(Party, "id", "kind", "role", "agent", "info")
+_MESSAGE = model_builder(Message, "party", "text", "extra")
+_RATING = model_builder(Rating, "rater_kind", "rater_id", "target", "criterion", "value", "scale")
 
 
 def _objective_ratings(objective: Mapping[str, Any]) -> list[Rating]:
@@ -323,7 +435,7 @@ def _objective_ratings(objective: Mapping[str, Any]) -> list[Rating]:
             continue
         criterion = key[: -len(SCORES_SUFFIX)]
         for rater, score in enumerate(scores):
-            ratings.append(Rating(rater_kind="third_party", rater_id=str(rater), target=BOT, criterion=criterion, value=score, scale=LIKERT_5))
+            ratings.append(_rating("third_party", str(rater), criterion, score))
     return ratings
 
 
@@ -361,10 +473,23 @@ def _language_of_path(file: str | None, setting: str) -> str | None:
     """`.../en/0000.json` -> `en`: the folder holding the file names its language."""
     if not file:
         return None
-    folder = PurePath(file).parent.name.lower()
+    folder = _folder_name(file)
     if _LANGUAGE_DIR.match(folder) and folder not in SETTINGS and folder != setting:
         return folder
     return None
+
+
+def _folder_name(file: str) -> str:
+    """`PurePath(file).parent.name.lower()`, worked out once per folder (one file per dialogue makes it add up)."""
+    head, tail = os.path.split(file)
+    if tail in ("", ".", ".."):  # not the plain `folder/name` shape: ask pathlib itself
+        return PurePath(file).parent.name.lower()
+    return _folder_name_of(head)
+
+
+@functools.lru_cache(maxsize=1024)
+def _folder_name_of(folder: str) -> str:
+    return PurePath(folder).name.lower()
 
 
 def _language_of_text(record: Mapping[str, Any]) -> str:
@@ -379,13 +504,35 @@ def _language_of_text(record: Mapping[str, Any]) -> str:
 # --------------------------------------------------------------------------- writing helpers
 
 
+def _scenario_values(dialogue: Dialogue) -> dict[str, Any]:
+    """The scenario's values wherever they are: public ones first, then the parties' private views.
+
+    A played episode keeps the user's emotion and episode, and the bot's style, private (see
+    `duologue.tasks.openchat.settings`); a DUO file has no views, so it gets them all.
+    """
+    values: dict[str, Any] = {}
+    for view in dialogue.scenario.private.values():
+        for key, value in view.items():
+            values.setdefault(key, value)
+    values.update(dialogue.scenario.public)
+    return values
+
+
+def _is_user_side(party: Party) -> bool:
+    """The human role of the chat: role `user` (also when a simulator plays it), else a human party."""
+    if party.role in ("user", "system"):
+        return party.role == "user"
+    return party.kind == "human"
+
+
 def _first_party(dialogue: Dialogue, kind: str) -> Party | None:
-    return next((p for p in dialogue.parties if p.kind == kind), None)
+    """The first party on the `human` (user) or `bot` (system) side of the chat."""
+    return next((p for p in dialogue.parties if _is_user_side(p) == (kind == "human")), None)
 
 
 def _subjective_record(dialogue: Dialogue) -> dict[str, Any]:
     """The user's own ratings: `party` ratings given by a human party (duologue's `user`)."""
-    humans = {p.id for p in dialogue.parties if p.kind == "human"}
+    humans = {p.id for p in dialogue.parties if _is_user_side(p)}
     subjective: dict[str, Any] = {}
     for rating in dialogue.ratings:
         if rating.rater_kind == "party" and (rating.rater_id in humans or rating.rater_id is None):
@@ -419,7 +566,7 @@ def _turn_records(dialogue: Dialogue) -> list[dict[str, Any]]:
     turns = []
     for position, event in enumerate(dialogue.messages()):
         party = kinds.get(event.party) if event.party is not None else None
-        is_human = party is not None and party.kind == "human"
+        is_human = party is not None and _is_user_side(party)
         id_key = "user_id" if is_human else "system_id"
         extra = event.extra
         if id_key in extra:
