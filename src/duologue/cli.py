@@ -20,6 +20,7 @@ from rich.table import Table
 
 from duologue.core.schema import Dialogue, dialogue_json_schema
 from duologue.data.formats import Problem
+from duologue.llm.settings import LLMConfigError, LLMError
 from duologue.data.io import CorpusReadError, dump_dialogue, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, write_dialogues, write_native
 from duologue.tasks import CORPUS_FORMATS, UnknownNameError, corpus_format
 
@@ -241,7 +242,7 @@ def play(
         probe = make(task)
         for spec in agents:
             make_agent(spec, probe)
-    except UnknownNameError as error:
+    except (UnknownNameError, LLMConfigError) as error:
         raise fail(str(error)) from None
     if out is not None and out.suffix.lower() != ".jsonl":
         raise fail(f"{out}: episodes are written to a .jsonl file")
@@ -250,8 +251,11 @@ def play(
     lines = []
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors) as progress:
         bar = progress.add_task(f"{task}: {agents[0]} vs {agents[1]}", total=episodes, completed=already)
-        for line in run_selfplay(config, workers=workers, out=out, on_episode=lambda _: progress.advance(bar)):
-            lines.append(line)
+        try:
+            for line in run_selfplay(config, workers=workers, out=out, on_episode=lambda _: progress.advance(bar)):
+                lines.append(line)
+        except LLMError as error:
+            raise fail(f"an agent's model endpoint failed: {error}" + (f"; finished episodes are kept in {out}, rerun to resume" if out else "")) from None
     if already:
         errors.print(f"resumed: {already} episode(s) were already in {out}")
     dialogues = [Dialogue.model_validate_json(line) for line in lines]
@@ -278,7 +282,7 @@ def chat(
     try:
         game = make(task)
         bot = make_agent(vs, game)
-    except UnknownNameError as error:
+    except (UnknownNameError, LLMConfigError) as error:
         raise fail(str(error)) from None
     me = as_party or game.party_ids[0]
     if me not in game.party_ids:
@@ -290,6 +294,8 @@ def chat(
     except (EOFError, KeyboardInterrupt):
         console.print("\n[yellow]left the game[/]")
         raise typer.Exit(130) from None
+    except LLMError as error:
+        raise fail(f"the bot's model endpoint failed: {error}") from None
     person.show_new_events(game.observe(me))
     outcome = dialogue.outcome
     if outcome is not None:
@@ -320,6 +326,11 @@ def report_command(
         console.print(report_table(group))
     if result.invalid:
         errors.print(f"[yellow]{result.invalid} unreadable line(s) left out[/]")
+
+
+from duologue.llm.cli import llm_app  # noqa: E402  (the `duologue llm` commands live with the LLM layer)
+
+app.add_typer(llm_app, name="llm")
 
 
 def main() -> None:

