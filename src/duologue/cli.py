@@ -306,6 +306,99 @@ def chat(
             handle.write(dump_dialogue(dialogue) + b"\n")
 
 
+@app.command()
+def annotate(
+    name: Annotated[str, typer.Argument(help="Annotator: acts (CraigslistBargain), entities (MutualFriends), strategies (CaSiNo).")],
+    path: PathArg,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the annotated dialogues here (.jsonl or .parquet, duologue's schema).")] = None,
+    corpus: Annotated[Optional[str], typer.Option(help=f"Format of PATH: a corpus name or {OWN}; default: {OWN} for files duologue wrote, else the annotator's corpus.")] = None,
+    evaluate: Annotated[bool, typer.Option("--evaluate", help="Score the annotator against the gold labels PATH carries.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the evaluation as JSON.")] = False,
+    skip_invalid: Annotated[bool, typer.Option(help="Annotate the valid records and count the rest.")] = False,
+) -> None:
+    """Add an annotation layer to dialogues of any source, and optionally score it against gold labels."""
+    from duologue.tasks import CORPUS_FORMATS, annotator as find_annotator
+
+    try:
+        tagger = find_annotator(name)
+    except UnknownNameError as error:
+        raise fail(str(error)) from None
+    if out is None and not evaluate:
+        raise fail("give --out to write the annotated dialogues, --evaluate to score them, or both")
+    if out is not None and out.suffix.lower() not in (".jsonl", ".parquet"):
+        raise fail(f"{out}: annotated dialogues are written to a .jsonl or .parquet file")
+    fmt_name = corpus or (OWN if looks_like_own_schema(path) else next((c for c in CORPUS_FORMATS if corpus_format(c).task == tagger.task), OWN))
+    result = load(fmt_name, path, skip_invalid=skip_invalid)
+    dialogues = [d for d in result.dialogues if d.task == tagger.task]
+    if not dialogues:
+        raise fail(f"no {tagger.task} dialogues in {path}; the {name} annotator labels {tagger.task} dialogues")
+    if evaluate:
+        evaluation = tagger.evaluate(dialogues)
+        if evaluation is None:
+            errors.print(f"[yellow]{path} carries no gold {tagger.layer} labels to score against[/]")
+        elif as_json:
+            sys.stdout.write(evaluation.model_dump_json(indent=2) + "\n")
+        else:
+            for table in evaluation_tables(evaluation):
+                console.print(table)
+            for note in evaluation.notes:
+                console.print(note)
+    if out is not None:
+        annotated = []
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors, transient=True) as progress:
+            bar = progress.add_task(f"{name}: annotating", total=len(dialogues))
+            for dialogue in tagger.annotate_all(dialogues):
+                annotated.append(dialogue)
+                progress.advance(bar)
+        write_dialogues(annotated, out)
+        added = sum(1 for d in annotated for a in d.annotations if a.source == tagger.source)
+        errors.print(f"[green]wrote {len(annotated)} dialogue(s) with {added} {tagger.layer} annotation(s) to {out}[/]")
+
+
+def looks_like_own_schema(path: Path) -> bool:
+    """Whether PATH holds dialogues duologue wrote (its first record has `schema_version`)."""
+    try:
+        first = next(iter(list_files(path)), None)
+    except FileNotFoundError:
+        return False
+    if first is None or first.suffix.lower() not in (".jsonl", ".parquet"):
+        return False
+    if first.suffix.lower() == ".parquet":
+        import pyarrow.parquet as pq
+
+        return "schema_version" in pq.read_schema(first).names
+    with first.open("rb") as handle:
+        return b'"schema_version"' in handle.readline()
+
+
+def evaluation_tables(evaluation) -> list[Table]:
+    """An evaluation as tables: headline figures, per-label scores, and the confusion matrix."""
+    head = Table(title=f"{evaluation.annotator}: {evaluation.items} item(s) compared with gold labels", title_justify="left")
+    head.add_column("metric")
+    head.add_column("value", justify="right")
+    for metric, value in evaluation.metrics.items():
+        head.add_row(metric, f"{value:.3f}")
+    tables = [head]
+    if evaluation.per_label:
+        per = Table(title="per label", title_justify="left")
+        for column in ("label", "precision", "recall", "F1", "support"):
+            per.add_column(column, justify="left" if column == "label" else "right")
+        for label, score in evaluation.per_label.items():
+            per.add_row(label, f"{score.precision:.3f}", f"{score.recall:.3f}", f"{score.f1:.3f}", str(score.support))
+        tables.append(per)
+    if evaluation.confusion:
+        labels = sorted({*evaluation.confusion, *(p for row in evaluation.confusion.values() for p in row)})
+        matrix = Table(title="confusion (rows: gold, columns: predicted)", title_justify="left")
+        matrix.add_column("gold")
+        for label in labels:
+            matrix.add_column(label[:8], justify="right")
+        for gold in labels:
+            row = evaluation.confusion.get(gold, {})
+            matrix.add_row(gold, *(str(row.get(p, "")) for p in labels))
+        tables.append(matrix)
+    return tables
+
+
 @app.command("report")
 def report_command(
     path: PathArg,

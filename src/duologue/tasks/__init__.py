@@ -11,6 +11,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from duologue.core.annotator import Annotator
     from duologue.core.task import Task
     from duologue.data.formats import CorpusFormat
 
@@ -22,6 +23,9 @@ TASKS: dict[str, str] = {
     "openchat-wow-v0": "duologue.tasks.openchat.task:WizardChatTask",
 }
 """Task id -> `module:Class` of its `Task`. Ids carry a version (`casino-v0`)."""
+
+ANNOTATORS: dict[str, str] = {}
+"""Annotator name (`duologue annotate NAME`) -> `module:Class` of its `Annotator`."""
 
 CORPUS_FORMATS: dict[str, str] = {
     "mutualfriends": "duologue.tasks.mutualfriends.corpus:MutualFriendsFormat",
@@ -67,3 +71,13 @@ def make(task_id: str, **options) -> "Task":
 
 def task_ids() -> list[str]:
     return list(TASKS)
+
+
+def annotator(name: str) -> "Annotator":
+    """The annotator registered under `name`, e.g. `annotator("acts")`."""
+    try:
+        target = ANNOTATORS[name]
+    except KeyError:
+        raise did_you_mean(name, list(ANNOTATORS), "annotator") from None
+    module, cls = target.split(":")
+    return getattr(import_module(module), cls)()
