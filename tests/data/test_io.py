@@ -22,7 +22,7 @@ class ToyFormat(CorpusFormat):
     def record_id(self, record: Any) -> str | None:
         return record.get("id") if isinstance(record, dict) and isinstance(record.get("id"), str) else None
 
-    def check(self, record: Any) -> list[Problem]:
+    def check_in_detail(self, record: Any) -> list[Problem]:
         c = Checker()
         c.require(record, "id", str, "$")
         turns = c.require(record, "turns", list, "$")

@@ -12,22 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from duologue.data.formats import Checker
 from duologue.data.io import iter_raw
 from duologue.tasks import corpus_format
-from duologue.tasks.craigslist import corpus as craigslist
 
 ODD_VALUES = [None, 0, 1, -1, 2.5, 1.0, 10**20, "x", "", "3", True, False, [], {}, [1], {"a": 1}, "Submit-Deal", "walk away", float("nan"), float("inf")]
 
 
 def detailed(name: str, fmt, record):
-    if name == "craigslist":
-        if fmt.shape_of(record) != "cocoa":
-            return fmt.check(record)
-        checker = Checker()
-        craigslist._check_cocoa(record, checker)
-        return checker.problems
-    return fmt._check_in_detail(record)
+    return fmt.check_in_detail(record)
 
 
 def paths(value, prefix=()):

@@ -136,12 +136,32 @@ class CorpusFormat(ABC):
     def record_id(self, record: Any) -> str | None:
         """The record's own id, if it has a readable one (used in error messages)."""
 
-    @abstractmethod
     def check(self, record: Any) -> list[Problem]:
         """Every structural and rule problem of one native record (empty when valid).
 
-        Paths are JSON paths from the record's root (`$`). Must never raise on bad input.
+        Paths are JSON paths from the record's root (`$`). Never raises on bad input. Valid
+        records are answered by `quick_check` when the format has one; anything else gets the
+        detailed walk, which alone words the problems.
         """
+        if type(record) is dict:
+            try:
+                if self.quick_check(record):
+                    return []
+            except Exception:  # odd input: the detailed checker describes it
+                pass
+        return self.check_in_detail(record)
+
+    def quick_check(self, record: dict[str, Any]) -> bool:
+        """True only when `check_in_detail` would find no problem; False whenever unsure.
+
+        Nearly every record is valid, and walking it to name problems that are not there is what
+        makes checking slow; a format may answer the common case in one tight pass. Default: unsure.
+        """
+        return False
+
+    @abstractmethod
+    def check_in_detail(self, record: Any) -> list[Problem]:
+        """Walk the record and name every problem with its JSON path (`$.events[3].data.price`)."""
 
     @abstractmethod
     def to_dialogue(self, record: Any, *, file: str | None = None, index: int | None = None, split: str | None = None) -> Dialogue:

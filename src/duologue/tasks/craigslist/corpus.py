@@ -155,10 +155,11 @@ class CraigslistFormat(CorpusFormat):
 
     # ------------------------------------------------------------------ checking
 
-    def check(self, record: Any) -> list[Problem]:
+    def quick_check(self, record: dict[str, Any]) -> bool:
+        return self.shape_of(record) == "cocoa" and _quick_cocoa(record)
+
+    def check_in_detail(self, record: Any) -> list[Problem]:
         shape = self.shape_of(record)
-        if shape == "cocoa" and type(record) is dict and _passes_quickly(record):
-            return []
         checker = Checker()
         if shape == "cocoa":
             _check_cocoa(record, checker)
@@ -536,19 +537,6 @@ def _check_metadata(metadata: Any, path: str, checker: Checker) -> None:
 
 # ====================================================================== CoCoA shape: the quick check
 
-
-def _passes_quickly(record: dict) -> bool:
-    """True only when `check` would find no problem in a CoCoA record, decided in one tight pass.
-
-    Nearly every record is valid, and naming paths for problems that are not there is what made
-    checking slow. This pass only answers yes or no; it is at least as strict as the detailed
-    checker (anything unusual, even if allowed, answers no), so a "no" simply runs the detailed
-    checker, which alone words the problems.
-    """
-    try:
-        return _quick_cocoa(record)
-    except Exception:  # odd input: let the detailed checker describe it
-        return False
 
 
 def _finite(value: Any) -> bool:

@@ -182,7 +182,7 @@ class MutualFriendsFormat(CorpusFormat):
             return record["uuid"]
         return None
 
-    def check(self, record: Any) -> list[Problem]:
+    def check_in_detail(self, record: Any) -> list[Problem]:
         c = Checker()
         if not _is_object(record):
             c.fail("$", f"expected a dialogue object, got {json_type(record)}")
