@@ -24,7 +24,9 @@ TASKS: dict[str, str] = {
 }
 """Task id -> `module:Class` of its `Task`. Ids carry a version (`casino-v0`)."""
 
-ANNOTATORS: dict[str, str] = {}
+ANNOTATORS: dict[str, str] = {
+    "acts": "duologue.tasks.craigslist.acts:ActAnnotator",
+}
 """Annotator name (`duologue annotate NAME`) -> `module:Class` of its `Annotator`."""
 
 CORPUS_FORMATS: dict[str, str] = {

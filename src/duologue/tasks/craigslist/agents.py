@@ -10,7 +10,9 @@ In the spirit of CoCoA's rule bot (He et al. 2018), rebuilt from the description
   `floor_fraction` (0.7) of the listing price; the buyer's is its bottomline, else the midpoint
   between its target and the listing price;
 * it understands the partner's prices from free text (`reading.py`, `prices.py`) and from offers,
-  and their agreement, refusal and questions;
+  and their agreement, refusal and questions; it also follows the coarse act of every move the way
+  the corpus parser labels them (`acts.py`: init-price, counter-price, insist, agree, ...), kept on
+  each reading as `act`;
 * when the two prices are close, or the partner's price is at least as good as its own, it makes
   a final offer; it accepts a final offer that is within its limit and close to what it asked (or
   any offer within its limit when the turns run out), and rejects the others, then counters;
@@ -32,6 +34,7 @@ from duologue.core import actions
 from duologue.core.agent import Agent
 from duologue.core.schema import Accept, Message, Offer, Quit, Reject
 from duologue.core.task import Observation, Task
+from duologue.tasks.craigslist.acts import ActTracker
 from duologue.tasks.craigslist.reading import Reading, read_message
 
 QUESTIONS: dict[str, list[str]] = {
@@ -141,6 +144,10 @@ class CraigslistRuleAgent(Agent):
             below = self.target - 0.1 * max(self.listing - self.target, 0.0)
             self.opening = min(max(below, 0.05 * self.listing), self.limit)
         self.step = self._unit()
+        item_view = {"price": self.listing, "title": self.title, "description": self.description}
+        partner = next((p for p in self.task.party_ids if p != self.party), "partner")
+        partner_role = "buyer" if self.seller else "seller"
+        self.acts = ActTracker.for_parties({self.party: {"role": self.role, "item": item_view}, str(partner): {"role": partner_role, "item": item_view}})
         self._ready = True
 
     # ------------------------------------------------------------------ price arithmetic
@@ -216,12 +223,14 @@ class CraigslistRuleAgent(Agent):
 
     def _read(self, observation: Observation) -> None:
         for event in observation.transcript[self._seen:]:
+            act = self._track(event)
             if event.party == self.party:
                 if isinstance(event, Offer) and event.price is not None:
                     self.my_offer = event.price
                 continue
             if isinstance(event, Message):
                 reading = read_message(event.text, listing_price=self.listing, listing_text=self.listing_text)
+                reading.act = act
                 self.last_reading = reading
                 price = reading.price
                 if price is None and reading.relative is not None and self.my_price is not None:
@@ -231,7 +240,7 @@ class CraigslistRuleAgent(Agent):
                         self.partner_agreed = True
                     else:
                         self._their(price)
-                elif reading.agree and not reading.disagree and not reading.question and self.my_price is not None:
+                elif (reading.agree or reading.act == "agree") and not reading.disagree and not reading.question and self.my_price is not None:
                     self.partner_agreed = True
             elif isinstance(event, Offer) and event.price is not None:
                 self._their(float(event.price))
@@ -239,6 +248,11 @@ class CraigslistRuleAgent(Agent):
                 self.offers_rejected += 1
                 self.my_offer = None
         self._seen = len(observation.transcript)
+
+    def _track(self, event: Any) -> str | None:
+        """The coarse act of a move (anyone's), as the corpus parser would label it; None for other events."""
+        act = self.acts.read(event)
+        return act.intent if act is not None else None
 
     def _their(self, price: float) -> None:
         """The partner named a price: a new one, or the same again (insisting); either calls for an answer."""

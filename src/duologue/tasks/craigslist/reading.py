@@ -5,8 +5,10 @@ The rule agent reads people, not only itself, so this reader expects typos (`oke
 doesn't work`) and prices written in any form. It returns cues, not one label: a message can
 greet, ask and propose a price at once (`hi! is it still available? would you take 150?`).
 
-The cues follow the corpus parser's coarse acts (intro, inquiry, agree, disagree, and a price)
-so a later issue can measure this reader against the corpus labels of the validation split.
+`parser_cues` (at the end) gives the narrower cues of the corpus's rule-based parser (question,
+greeting, negative, vague-price, agree), from which `acts.py` decides the coarse acts the corpus
+labels carry; `Reading.act` holds such an act when the reader follows the whole dialogue (the
+rule agent does, with `acts.ActTracker`).
 """
 
 from __future__ import annotations
@@ -91,6 +93,8 @@ class Reading:
     asks_price: bool = False
     greeting: bool = False
     leaving: bool = False
+    act: str | None = None
+    """The coarse act of the move in its dialogue (`acts.py`), when the reader follows the dialogue."""
 
 
 def normalize(text: str) -> str:
@@ -148,3 +152,41 @@ def read_message(text: str, *, listing_price: float | None = None, listing_text:
     reading.greeting = bool(GREETING.match(clean))
     reading.leaving = bool(LEAVING.search(clean))
     return reading
+
+
+# ---------------------------------------------------------------------- the corpus parser's cues
+#
+# The corpus labels come from CoCoA's rule-based parser, whose cues are narrower than the reader's
+# above: they decide its coarse acts (`acts.py`), so they follow its documented keywords exactly.
+
+QUESTION_OPENERS = frozenset({"what", "when", "where", "why", "which", "who", "whose", "how", "do", "does", "are", "is", "would", "will", "can", "could"})
+"""A message whose first token is one of these is a question (so is one whose last token is `?`)."""
+GREETING_TOKENS = frozenset({"hi", "hello", "hey", "hiya", "howdy"})
+NEGATION_TOKENS = frozenset({"no", "not", "n't"})
+GREETING_CUE = re.compile(r"how are you|interested in", re.IGNORECASE)
+VAGUE_PRICE_CUE = re.compile(r"come down|highest|lowest|go lower|go higher|too high|too low")
+"""Talk about the price without naming one; matched case-sensitively on the raw text, as the parser did."""
+AGREEMENT_CUE = re.compile(
+    r"(?:that works[.!]*|great[.!]*|ok[.!]*|okay[.!]*|great, thanks[.!]*|deal[.!]*|[\w ]*have a deal[\w ]*|i can do that\.*)",
+    re.IGNORECASE,
+)
+"""A whole message that only agrees (`ok!`, `deal.`, `great, thanks`, `i think we have a deal`)."""
+
+
+def parser_cues(text: str, tokens: list[str]) -> list[str]:
+    """The corpus parser's cues for one message, in its order: question, greeting, negative, vague-price, agree.
+
+    tokens: the message's `prices.parser_tokens`.
+    """
+    cues = []
+    if tokens and (tokens[-1] == "?" or tokens[0] in QUESTION_OPENERS):
+        cues.append("question")
+    if any(token in GREETING_TOKENS for token in tokens) or GREETING_CUE.search(text):
+        cues.append("greeting")
+    if any(token in NEGATION_TOKENS for token in tokens):
+        cues.append("negative")
+    if VAGUE_PRICE_CUE.search(text):
+        cues.append("vague-price")
+    if AGREEMENT_CUE.fullmatch(text):
+        cues.append("agree")
+    return cues
