@@ -26,6 +26,7 @@ TASKS: dict[str, str] = {
 
 ANNOTATORS: dict[str, str] = {
     "acts": "duologue.tasks.craigslist.acts:ActAnnotator",
+    "entities": "duologue.tasks.mutualfriends.entities:EntityAnnotator",
 }
 """Annotator name (`duologue annotate NAME`) -> `module:Class` of its `Annotator`."""
 

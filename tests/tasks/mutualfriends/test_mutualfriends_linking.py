@@ -175,3 +175,54 @@ def test_helpers():
     assert {"hike", "hikes", "hikers"} <= inflections("hiking")
     assert "indoors" in inflections("indoor")
     assert "even" not in inflections("evening")
+
+
+def test_mentions_point_at_the_characters_as_written():
+    text = "I don\u2019t have anyone at Leonard Green & Partners, but Coca-Cola? 2 at data resouces"
+    linker = EntityLinker({"Company": ["Leonard Green & Partners", "Coca-Cola", "Data Resources Inc."]}, ["Company"])
+    spans = [(m.value, text[m.char_start : m.char_end], m.text) for m in linker.link(text).mentions]
+    assert spans == [
+        ("Leonard Green & Partners", "Leonard Green & Partners", "Leonard Green & Partners"),
+        ("Coca-Cola", "Coca-Cola", "Coca-Cola"),
+        ("Data Resources Inc.", "data resouces", "data resouces"),
+    ]
+
+
+def test_nicknames_name_the_readers_friend():
+    linker = EntityLinker({"Name": ["Christopher", "Alexander", "Kimberly"]}, ["Name"])
+    assert [m.value for m in linker.link("do you have a chris? or alex, or kim").mentions] == ["Christopher", "Alexander", "Kimberly"]
+    both = EntityLinker({"Name": ["Samantha", "Samuel"]}, ["Name"]).link("any sams?").mentions[0]
+    assert {both.value, *(v for _, v in both.alternatives)} == {"Samantha", "Samuel"}
+
+
+def test_lower_case_names_in_verb_position_are_verbs():
+    linker = EntityLinker({"Name": ["Mark", "Chase"], "Company": ["Google"]}, ["Name", "Company"], base=Lexicon())
+    assert linker.link("I'll mark that down").mentions == []
+    assert linker.link("let's chase this down").mentions == []
+    assert [m.value for m in linker.link("is it mark or chase?").mentions] == ["Mark", "Chase"]
+    assert [m.value for m in linker.link("I Mark? no").mentions] == ["Mark"]  # capitalised: a name
+
+
+def test_a_word_prefers_the_value_it_names_most_fully():
+    both = EntityLinker({"School": ["Michigan State University", "University of Michigan"]}, ["School"])
+    mention = both.link("2 from michigan").mentions[0]
+    assert mention.value == "University of Michigan" and mention.alternatives == (("School", "Michigan State University"),)
+    assert both.link("2 from michigan state").mentions[0].value == "Michigan State University"
+
+
+def test_an_abbreviation_may_stand_for_several_words():
+    linker = EntityLinker({"Major": ["Human Resources Management", "Comparative Literature", "Computer Science"]}, ["Major"])
+    assert [m.value for m in linker.link("HR management?").mentions] == ["Human Resources Management"]
+    assert [m.value for m in linker.link("any comp lit or comp sci majors").mentions] == ["Comparative Literature", "Computer Science"]
+
+
+def test_typo_search_scans_small_vocabularies_and_indexes_large_ones_alike(monkeypatch):
+    from duologue.tasks.mutualfriends import linking
+
+    values = {"Company": ["Molycorp", "Data Resources Inc."], "Time Preference": ["afternoon", "evening"], "Hobby": ["Hiking"]}
+    words = ("molycrop", "moylcrop", "resouces", "afternon", "aftrenon", "evning", "hikking", "zzzzzz", "hiking")
+    scanned = {w: Lexicon(values).typo_candidates(w) for w in words}
+    monkeypatch.setattr(linking, "_SCAN_VOCABULARY", 0)
+    indexed = {w: Lexicon(values).typo_candidates(w) for w in words}
+    assert scanned == indexed
+    assert scanned["molycrop"]["molycorp"] == 1 and scanned["moylcrop"]["molycorp"] == 2 and scanned["afternon"]["afternoon"] == 1 and scanned["zzzzzz"] == {}

@@ -5,16 +5,20 @@ with them. `EntityLinker.link(text)` turns a message into a `Parse`:
 
 * **mentions** of knowledge-base values, each with its attribute (`School`, `Hobby`, ...). A value
   is found by its full name in any case ("rice university"), a hand-written alias
-  (`aliases.json`: "unc", "poli sci", "ping pong"), its initials ("MIT" for Massachusetts
+  (`aliases.json`: "unc", "poli sci", "ping pong", nicknames "chris", "alex"), its initials ("MIT" for Massachusetts
   Institute of Technology, "jcsu"), a distinctive part of it ("Salisbury" for Salisbury University,
   "data resources" for Data Resources Inc.), plural and -ing forms ("indoors", "mornings",
-  "hikers", "knit"), short forms of words ("marine bio", "comp sci") and typos within a small edit
+  "hikers", "knit"), short forms of words ("marine bio", "comp sci", "HR" for two words) and typos within a small edit
   distance ("afternon", "molycrop", "salsbury"; only for words of 5+ letters that keep their first
   letter and are not common English words). Words that are also common English ("target", "green")
-  and two-letter initials ("BU") count only when capitalised.
+  and two-letter initials ("BU") count only when capitalised; a lower-case name where English puts
+  a verb ("I'll mark it", "let's chase it down") is not a name.
   Where words fit several values ("michigan": University of Michigan or Michigan State), the
   linker prefers the values of the reader's own list, then words naming an attribute in the same
-  clause ("works at Boston" -> a company); whatever remains ambiguous is kept in `alternatives`.
+  clause ("works at Boston" -> a company), then the value the words name most fully ("michigan"
+  leaves "university" of University of Michigan unsaid, "state university" of Michigan State);
+  the others stay in `alternatives`. Each mention keeps the characters it was written with
+  (`char_start`, `char_end`), so an annotation can point at them.
 * **negation** with its scope: a cue ("no", "not", "none", "nobody", "never", "don't", "zero",
   "neither/nor", ...) negates the values after it up to the end of its clause (clauses end at
   punctuation and at "but", "though", "except", ...). "none of mine work at Molycorp" and "nobody
@@ -37,7 +41,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Iterable, Literal, Mapping, Sequence
@@ -70,6 +74,8 @@ NOT_A_NEGATION_AFTER = frozenset({"many", "much", "all", "every", "only", "sure"
 """A cue followed by one of these ("not many", "not sure", "don't know") negates nothing."""
 NOT_NEGATING_NO = frozenset({"mine", "my", "i", "we", "they", "it", "its", "she", "he", "thats", "that", "but", "sorry", "the", "this", "only", "just", "though", "actually", "ok", "okay", "not", "what", "which", "how", "do", "have", "wait", "he", "hers", "his", "their", "theirs"})
 """After "no", these words show a bare answer ("no mine is JCSU", "no I don't") rather than "no X"."""
+VERB_CONTEXT = frozenset({"i", "ill", "id", "we", "well", "lets", "to", "will", "can", "cant", "could", "would", "should", "must", "might", "gonna", "wanna", "gotta", "please", "dont", "didnt", "wont"})
+"""Words after which a lower-case word is a verb rather than a name ("I'll mark it", "let's chase it")."""
 CLAUSE_WORDS = frozenset({"but", "though", "although", "however", "except", "whereas", "yet", "while", "besides", "otherwise", "instead"})
 CLAUSE_PUNCTUATION = frozenset({",", ":", "(", ")", "/", "-"})
 SENTENCE_PUNCTUATION = frozenset({".", "!", "?", ";"})
@@ -110,6 +116,8 @@ _FILE_PACKAGE = "duologue.tasks.mutualfriends"
 _RANK_NAME, _RANK_FORM, _RANK_INITIALS, _RANK_PART = 0, 1, 2, 3
 _TIER = {_RANK_NAME: 0, _RANK_FORM: 0, _RANK_INITIALS: 1, _RANK_PART: 2}
 _MAX_PHRASE = 8
+_SCAN_VOCABULARY = 400
+"""Up to this many words, typo search scans the vocabulary instead of building a deletion index."""
 _DOTTED = frozenset({"st", "inc", "jr", "sr", "dr", "mr", "mrs", "ms", "corp", "co", "univ", "ltd", "mt", "ft", "vs"})
 
 
@@ -130,6 +138,11 @@ def _alias_data() -> dict:
 
 def abbreviations() -> dict[str, str]:
     """Short forms of single words people type ("bio" -> "biology"); applied to text and values alike."""
+    return dict(_abbreviations())
+
+
+@lru_cache(maxsize=None)
+def _abbreviations() -> dict[str, str]:
     return {k.rstrip("."): v for k, v in _alias_data()["abbreviations"].items()}
 
 
@@ -147,40 +160,76 @@ class Token:
     text: str
     norm: str
     is_word: bool
+    start: int = 0
+    end: int = 0
+    """Character span of the token in the message as written (`message[start:end]`)."""
 
 
 _TOKEN_RE = re.compile(r"[A-Za-z0-9]+|[.,;:!?()/\-]")
 
 
-def _clean(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
-    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("`", "'")
-    text = re.sub(r"(?<=\w)'(?=\w)", "", text)  # don't -> dont, women's -> womens
-    text = re.sub(r"(?<=\w)-(?=\w)", " ", text)  # coca-cola -> coca cola
-    return text.replace("&", " and ")
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
+_JOINERS = re.compile(r"(?<=\w)'(?=\w)|(?<=\w)-(?=\w)|&")
+
+
+def _clean(text: str) -> tuple[str, list[int]]:
+    """The text as the tokenizer reads it, and for each of its characters the position it came from.
+
+    Apostrophes inside words go ("don't" -> "dont"), hyphens inside words split them ("coca-cola"),
+    "&" reads as " and "; the positions let a mention point back at the words as written.
+    """
+    if text.isascii():
+        normal, origin = text, list(range(len(text)))
+    else:  # NFKC character by character, so each output character knows where it came from
+        pieces = [(unicodedata.normalize("NFKC", char), position) for position, char in enumerate(text)]
+        normal = "".join(piece for piece, _ in pieces)
+        origin = [position for piece, position in pieces for _ in piece]
+    normal = normal.translate(_QUOTES)
+    cleaned: list[str] = []
+    kept: list[int] = []
+    last = 0
+    for match in _JOINERS.finditer(normal):
+        cleaned.append(normal[last : match.start()])
+        kept.extend(origin[last : match.start()])
+        replacement = {"'": "", "-": " ", "&": " and "}[match.group()]
+        cleaned.append(replacement)
+        kept.extend([origin[match.start()]] * len(replacement))
+        last = match.end()
+    cleaned.append(normal[last:])
+    kept.extend(origin[last:])
+    return "".join(cleaned), kept
 
 
 def raw_tokens(text: str) -> list[Token]:
     """Words and punctuation, lower-cased and with short forms expanded; periods of "St." or "C." dropped."""
-    short = abbreviations()
+    short = _abbreviations()
+    cleaned, origin = _clean(text)
     tokens: list[Token] = []
-    for match in _TOKEN_RE.finditer(_clean(text)):
+    for match in _TOKEN_RE.finditer(cleaned):
         piece = match.group()
         if piece == "." and tokens and tokens[-1].is_word and (tokens[-1].norm in _DOTTED or len(tokens[-1].text) == 1 and tokens[-1].text.isalpha()):
             continue
         if piece == "." and tokens and tokens[-1].is_word and tokens[-1].text.lower() in short:
             continue
+        start, end = origin[match.start()], origin[match.end() - 1] + 1
         if piece[0].isalnum():
             lower = piece.lower()
-            tokens.append(Token(piece, short.get(lower, lower), True))
+            for word in short.get(lower, lower).split():  # "hr" stands for two words, both written as "hr"
+                tokens.append(Token(piece, word, True, start, end))
         else:
-            tokens.append(Token(piece, piece, False))
+            tokens.append(Token(piece, piece, False, start, end))
     return tokens
 
 
+@lru_cache(maxsize=16384)
 def normal_words(text: str) -> tuple[str, ...]:
     """The normalised words of a value or alias, as matching sees them."""
     return tuple(t.norm for t in raw_tokens(text) if t.is_word)
+
+
+@lru_cache(maxsize=8192)
+def _content_words(value: str) -> frozenset[str]:
+    return frozenset(w for w in normal_words(value) if w not in STOPWORDS)
 
 
 def inflections(word: str) -> set[str]:
@@ -234,13 +283,15 @@ def _typo_limit(word: str) -> int:
     return 1 if len(word) < 8 else 2
 
 
-def _deletes(word: str, depth: int) -> set[str]:
+@lru_cache(maxsize=65536)
+def _deletes(word: str, depth: int) -> frozenset[str]:
+    """`word` and every string made by deleting up to `depth` of its letters (the typo index's keys)."""
     found = {word}
     frontier = {word}
     for _ in range(depth):
         frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w))}
         found |= frontier
-    return found
+    return frozenset(found)
 
 
 # --------------------------------------------------------------------------- lexicon
@@ -260,8 +311,11 @@ class Lexicon:
 
     def __init__(self, values: Mapping[str, Iterable[str]] | None = None) -> None:
         self.phrases: dict[tuple[str, ...], list[_Entry]] = {}
+        self.longest: dict[str, int] = {}
+        """First word of a phrase -> the most words a phrase starting with it has (lets the matcher skip words)."""
         self.vocabulary: set[str] = set()
-        self._typo_index: dict[str, set[str]] = {}
+        self._typo_index: dict[str, set[str]] | None = None
+        """Deletion variant -> vocabulary words (symmetric-delete typo search); built on first use, for large vocabularies."""
         self.entities: set[Entity] = set()
         for attribute, items in (values or {}).items():
             for value in items:
@@ -281,8 +335,8 @@ class Lexicon:
         for name in names:
             if not name:
                 continue
-            if name is not words:
-                self._put(name, attribute, value, _RANK_NAME, needs_capital=False)
+            if name is not words:  # a nickname that is also an everyday word ("pat", "will") only counts capitalised
+                self._put(name, attribute, value, _RANK_NAME, needs_capital=attribute == "Name" and len(name) == 1 and name[0] in common)
             for form in inflections(name[-1]):
                 self._put(name[:-1] + (form,), attribute, value, _RANK_FORM, needs_capital=False)
         content = [w for w in words if w not in STOPWORDS]
@@ -304,6 +358,7 @@ class Lexicon:
 
     def _put(self, phrase: tuple[str, ...], attribute: str, value: str, rank: int, needs_capital: bool | Literal["all"]) -> None:
         entries = self.phrases.setdefault(phrase, [])
+        self.longest[phrase[0]] = max(self.longest.get(phrase[0], 0), len(phrase))
         for i, entry in enumerate(entries):
             if entry.attribute == attribute and entry.value == value:
                 if rank < entry.rank:
@@ -313,10 +368,7 @@ class Lexicon:
         for word in phrase:
             if word not in self.vocabulary:
                 self.vocabulary.add(word)
-                limit = _typo_limit(word)
-                if limit:
-                    for variant in _deletes(word, limit):
-                        self._typo_index.setdefault(variant, set()).add(word)
+                self._typo_index = None
 
     def typo_candidates(self, word: str) -> dict[str, int]:
         """Vocabulary words within the typo limit of `word` that start alike, with their distances."""
@@ -324,14 +376,25 @@ class Lexicon:
         if not limit:
             return {}
         found: dict[str, int] = {}
-        for variant in _deletes(word, limit):
-            for candidate in self._typo_index.get(variant, ()):
-                if candidate in found or not (candidate[0] == word[0] or candidate[:2] == word[1::-1]):
-                    continue
-                distance = edit_distance(word, candidate, limit)
-                if distance <= min(limit, _typo_limit(candidate) or limit):
-                    found[candidate] = distance
+        for candidate in self._near(word, limit):
+            if candidate in found or not _typo_limit(candidate) or not (candidate[0] == word[0] or candidate[:2] == word[1::-1]):
+                continue
+            distance = edit_distance(word, candidate, limit)
+            if distance <= min(limit, _typo_limit(candidate)):
+                found[candidate] = distance
         return found
+
+    def _near(self, word: str, limit: int) -> Iterable[str]:
+        """Vocabulary words that may lie within `limit` edits of `word`: all of a small vocabulary (one
+        scenario's values: scanning is cheaper than indexing), the symmetric-delete matches of a large one."""
+        if len(self.vocabulary) <= _SCAN_VOCABULARY:
+            return [w for w in self.vocabulary if abs(len(w) - len(word)) <= limit]
+        if self._typo_index is None:
+            self._typo_index = {}
+            for known in self.vocabulary:
+                for variant in _deletes(known, _typo_limit(known)) if _typo_limit(known) else ():
+                    self._typo_index.setdefault(variant, set()).add(known)
+        return [c for variant in _deletes(word, limit) for c in self._typo_index.get(variant, ())]
 
 
 @lru_cache(maxsize=1)
@@ -350,7 +413,7 @@ class Mention:
     attribute: str
     value: str
     text: str
-    """The words as written."""
+    """The words as written (`Parse.text[char_start:char_end]`)."""
     start: int
     end: int
     """Token span in `Parse.tokens`."""
@@ -365,6 +428,9 @@ class Mention:
     group: int = 0
     alternatives: tuple[Entity, ...] = ()
     """Other values the same words may name, when the linker could not settle it."""
+    char_start: int = 0
+    char_end: int = 0
+    """Character span in the message as written."""
 
     @property
     def entity(self) -> Entity:
@@ -445,7 +511,7 @@ class EntityLinker:
             closest = preferred
         if len(closest) != 1:
             return token
-        return Token(token.text, closest[0], True)
+        return replace(token, norm=closest[0])
 
     def tokens(self, text: str) -> list[Token]:
         return [self._correct(t) for t in raw_tokens(text)]
@@ -456,7 +522,7 @@ class EntityLinker:
         upper = all(t.text.isupper() for t in written) and len(written[0].text) > 1
         return [e for e in entries if not e.needs_capital or (upper if e.needs_capital == "all" else capitalised)]
 
-    def _resolve(self, entries: list[_Entry], clause_words: set[str]) -> list[Entity]:
+    def _resolve(self, entries: list[_Entry], clause_words: set[str], phrase: tuple[str, ...]) -> list[Entity]:
         tier = min(_TIER[e.rank] for e in entries)
         candidates = list(dict.fromkeys((e.attribute, e.value) for e in entries if _TIER[e.rank] == tier))
         for keep in (
@@ -467,7 +533,15 @@ class EntityLinker:
             narrowed = [c for c in candidates if keep(c)]
             if narrowed:
                 candidates = narrowed
+        if len(candidates) > 1:  # "michigan": University of Michigan, which the word names more fully than Michigan State University
+            said = set(phrase)
+            candidates.sort(key=lambda c: len(_content_words(c[1]) - said))
         return candidates
+
+    def _verb_position(self, tokens: list[Token], i: int) -> bool:
+        """A lower-case word after "i", "to", "let's", "will" ... stands where English puts a verb: "I'll mark
+        that", "let's chase it down" do not name Mark or Chase."""
+        return i > 0 and tokens[i - 1].is_word and tokens[i - 1].norm in VERB_CONTEXT and not tokens[i].text[:1].isupper()
 
     # ------------------------------------------------------------------ parsing
 
@@ -484,15 +558,18 @@ class EntityLinker:
             if not tokens[i].is_word:
                 i += 1
                 continue
+            longest = max(self.own.longest.get(tokens[i].norm, 0), self.base.longest.get(tokens[i].norm, 0))
             end = i
-            while end < len(tokens) and tokens[end].is_word and end - i < _MAX_PHRASE:
+            while end < len(tokens) and tokens[end].is_word and end - i < min(longest, _MAX_PHRASE):
                 end += 1
             matched = False
             for stop in range(end, i, -1):
                 phrase = tuple(t.norm for t in tokens[i:stop])
                 entries = self._lookup(phrase, tokens[i:stop], sentence_start=i == 0 or not tokens[i - 1].is_word)
+                if entries and self._verb_position(tokens, i):
+                    entries = [e for e in entries if e.attribute != "Name"]
                 if entries:
-                    spans.append((i, stop, self._resolve(entries, clause_words[clause_of[i]])))
+                    spans.append((i, stop, self._resolve(entries, clause_words[clause_of[i]], phrase)))
                     i = stop
                     matched = True
                     break
@@ -511,7 +588,7 @@ class EntityLinker:
                 Mention(
                     attribute=attribute,
                     value=value,
-                    text=" ".join(t.text for t in tokens[start:stop]),
+                    text=text[tokens[start].start : tokens[stop - 1].end],
                     start=start,
                     end=stop,
                     negated=negated,
@@ -521,6 +598,8 @@ class EntityLinker:
                     clause=clause_of[start],
                     sentence=sentence_of[start],
                     alternatives=tuple(candidates[1:]),
+                    char_start=tokens[start].start,
+                    char_end=tokens[stop - 1].end,
                 )
             )
         parse.mentions = _assign_groups(mentions)
