@@ -426,6 +426,80 @@ from duologue.llm.cli import llm_app  # noqa: E402  (the `duologue llm` commands
 app.add_typer(llm_app, name="llm")
 
 
+@app.command()
+def serve(
+    study: Annotated[Optional[Path], typer.Option(help="A study YAML file (see study.example.yaml). Default: one study per task with bots ready.")] = None,
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0 to let other machines in).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    db: Annotated[Optional[str], typer.Option("--db", help="Database URL (default: sqlite:///duologue.db in this folder; postgresql+psycopg://... works the same).")] = None,
+) -> None:
+    """Start the live platform: people play any task in their browser, against each other or a bot."""
+    try:
+        import uvicorn
+
+        from duologue.web.app import create_app
+        from duologue.web.settings import Settings
+        from duologue.web.study import StudyError, load_studies
+    except ImportError as error:
+        raise fail(f"the platform needs the web extra: pip install 'duologue[web]' ({error.name} is missing)") from None
+    overrides: dict = {}
+    if db:
+        overrides["database_url"] = db
+    if study:
+        overrides["study"] = study
+    settings = Settings(**overrides)
+    try:
+        studies = load_studies(settings.study) if settings.study else None
+        web_app = create_app(settings, studies)
+    except StudyError as error:
+        raise fail(str(error)) from None
+    except Exception as error:  # a database URL that does not work, a driver that is missing
+        raise fail(f"cannot start the platform: {error}") from None
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
+    base = f"http://{shown}:{port}"
+    console.print(f"[bold]duologue[/] platform on [link={base}/]{base}/[/link]  (database: {settings.database_url})")
+    console.print("people open (add ?participant=<their id>, or PROLIFIC_PID / workerId):")
+    for item in web_app.state.platform.studies.values():
+        console.print(f"  {item.task:<18} {base}/study/{item.id}", highlight=False, soft_wrap=True)
+    console.print(f"raters: {base}/rate?rater=<their id>")
+    console.print(f"admin:  {base}/admin?token={settings.admin_token}")
+    uvicorn.run(web_app, host=host, port=port, log_level="warning")
+
+
+train_app = typer.Typer(help="Train the models duologue ships (needs the `ml` extra).", no_args_is_help=True)
+app.add_typer(train_app, name="train")
+
+
+@train_app.command("strategies")
+def train_strategies(
+    data: Annotated[Path, typer.Option(help="CaSiNo file or folder with strategy annotations.")] = Path("../shared/data/casino/split/casino_train.json"),
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Model file to write (default: the shipped model's path).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the fold split; the default reproduces the shipped model.")] = 0,
+) -> None:
+    """Train the CaSiNo strategy tagger (`duologue annotate strategies`) on a corpus's annotated dialogues."""
+    try:
+        from duologue.tasks.casino.strategies import DEFAULT_MODEL
+        from duologue.tasks.casino.strategy_training import train as train_tagger
+    except ImportError as error:
+        raise fail(f"training needs scikit-learn and scipy (pip install 'duologue[ml]'): {error}") from None
+    if not data.exists():
+        raise fail(f"{data}: no such file or folder")
+    target = out or DEFAULT_MODEL
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors) as progress:
+        bar = progress.add_task("strategies: reading", total=None)
+
+        def advance(stage: str, done: int, total: int) -> None:
+            progress.update(bar, description=f"strategies: {stage}", completed=done, total=total)
+
+        try:
+            model = train_tagger(data, target, seed=seed, progress=advance)
+        except ImportError as error:
+            raise fail(f"training needs scikit-learn and scipy (pip install 'duologue[ml]'): {error}") from None
+        except (CorpusReadError, ValueError) as error:
+            raise fail(str(error)) from None
+    errors.print(f"[green]wrote {target}: {model.info['trained_on']}, {model.space.size} features[/]")
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,117 @@
+"""The app factory: `create_app()` wires settings, storage, studies, live dialogues and routers.
+
+`duologue serve` runs it with uvicorn; tests build their own app with a temporary database.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import AsyncIterator
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from duologue.web.live import LiveHub
+from duologue.web.matchmaker import Matchmaker
+from duologue.web.settings import Settings
+from duologue.web.storage import Storage
+from duologue.web.study import Study, default_studies, load_studies
+
+HERE = Path(__file__).parent
+templates = Jinja2Templates(directory=str(HERE / "templates"))
+
+PARTICIPANT_ID = re.compile(r"^[A-Za-z0-9_.@:-]{1,100}$")
+PARTICIPANT_PARAMS = ("participant", "PROLIFIC_PID", "workerId", "participant_id", "worker_id")
+"""Query parameters crowd platforms use for the participant's id (Prolific, MTurk, our own)."""
+
+
+@dataclass
+class Platform:
+    """Everything a request handler needs, kept on `app.state.platform`."""
+
+    settings: Settings
+    storage: Storage
+    studies: dict[str, Study]
+    hub: LiveHub
+    matchmaker: Matchmaker
+
+    def study(self, study_id: str) -> Study:
+        study = self.studies.get(study_id)
+        if study is None:
+            raise HTTPException(404, f"no study {study_id!r}; studies: {', '.join(self.studies)}")
+        return study
+
+    def add_study(self, study: Study) -> None:
+        self.studies[study.id] = study
+        self.matchmaker.pools.pop(study.id, None)
+        self.storage.save_study(study.id, study.model_dump(mode="json"))
+
+
+def platform(request: Request) -> Platform:
+    return request.app.state.platform
+
+
+def participant_from(request: Request) -> str | None:
+    """The participant id from whichever crowd-platform query parameter is present."""
+    for name in PARTICIPANT_PARAMS:
+        value = request.query_params.get(name)
+        if value:
+            if not PARTICIPANT_ID.match(value):
+                raise HTTPException(422, f"{name}: a participant id is 1-100 letters, digits or _.@:- characters")
+            return value
+    return None
+
+
+def create_app(settings: Settings | None = None, studies: list[Study] | None = None) -> FastAPI:
+    """A ready app. Studies: given, else `settings.study`'s file, else one default study per task."""
+    settings = settings or Settings()
+    if studies is None:
+        studies = load_studies(settings.study) if settings.study else default_studies()
+    storage = Storage(settings.database_url)
+    known = {s.id: s for s in studies}
+    for saved in storage.studies():  # studies added on the admin page earlier
+        try:
+            study = Study.model_validate(saved)
+        except Exception:
+            continue
+        known.setdefault(study.id, study)
+    hub = LiveHub(storage, settings)
+    matchmaker = Matchmaker(known, storage, hub)
+    state = Platform(settings, storage, known, hub, matchmaker)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        hub.mark_interrupted()
+        yield
+        await matchmaker.close()
+        await hub.close()
+        storage.close()
+
+    app = FastAPI(title="duologue", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app.state.platform = state
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    from duologue.web.routers import admin, chat, lobby, questionnaires, ratings
+
+    for module in (lobby, chat, questionnaires, ratings, admin):
+        app.include_router(module.router)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException):
+        """JSON for the API, a readable page for people."""
+        from fastapi.responses import JSONResponse
+
+        if request.url.path.startswith(("/api", "/admin/api")) or "application/json" in request.headers.get("accept", "") or request.method != "GET":
+            return JSONResponse({"detail": error.detail}, status_code=error.status_code, headers=getattr(error, "headers", None))
+        return templates.TemplateResponse(request, "error.html", {"status": error.status_code, "detail": error.detail}, status_code=error.status_code)
+
+    return app
+
+
+def page(request: Request, name: str, context: dict | None = None, status_code: int = 200) -> HTMLResponse:
+    return templates.TemplateResponse(request, name, context or {}, status_code=status_code)

@@ -1,0 +1,169 @@
+"""Matchmaking: people wait in a study's lobby and are paired with a person or, after a wait, a bot.
+
+Rules: a participant is never paired with themselves (two tabs with the same id are one person);
+a returning participant gets their unfinished dialogue back; quotas per partner type and per
+scenario are respected (a full study says so instead of pairing); a bot takes the seat after the
+study's `bot_wait_seconds`, or at once when the study allows no human partner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+
+from duologue.web.live import LiveHub
+from duologue.web.storage import Seat, Storage
+from duologue.web.study import Partner, ScenarioPool, Study
+
+
+class LobbyRefused(Exception):
+    """A participant who cannot be paired (study full, already took part). The message says why."""
+
+
+@dataclass
+class Waiter:
+    participant_id: str
+    since: float
+    ticket: asyncio.Future = field(repr=False)
+
+
+class Matchmaker:
+    """The lobbies of all studies."""
+
+    def __init__(self, studies: dict[str, Study], storage: Storage, hub: LiveHub, *, tick_seconds: float = 0.2) -> None:
+        self.studies = studies
+        self.storage = storage
+        self.hub = hub
+        self.tick_seconds = tick_seconds
+        self.waiting: dict[str, dict[str, Waiter]] = {}
+        self.pools: dict[str, ScenarioPool] = {}
+        self.rng = random.Random()
+        self._ticker: asyncio.Task | None = None
+
+    def pool(self, study: Study) -> ScenarioPool:
+        if study.id not in self.pools:
+            self.pools[study.id] = ScenarioPool(study)
+        return self.pools[study.id]
+
+    def waiting_count(self) -> dict[str, int]:
+        return {study: len(waiters) for study, waiters in self.waiting.items() if waiters}
+
+    # ------------------------------------------------------------------ arriving
+
+    def existing_seat(self, study: Study, participant_id: str) -> Seat | None:
+        """A dialogue to send a returning participant back to: live, or finished with the questionnaire open."""
+        for seat, info in reversed(self.storage.seats_of_participant(participant_id, study.id)):
+            if info.status == "live" and self.hub.get(info.id) is not None:
+                return seat
+            if info.status == "finished" and not seat.questionnaire_done:
+                return seat
+        return None
+
+    async def join(self, study: Study, participant_id: str) -> Seat:
+        """Wait until this participant has a seat. Cancel the await to leave the lobby."""
+        seat = self.existing_seat(study, participant_id)
+        if seat is not None:
+            return seat
+        limit = study.max_dialogues_per_participant
+        if limit is not None and len(self.storage.seats_of_participant(participant_id, study.id)) >= limit:
+            raise LobbyRefused("you have already taken part in this study; thank you!")
+        if self._partners_open(study) == []:
+            raise LobbyRefused("this study is full; thank you for your interest")
+        lobby = self.waiting.setdefault(study.id, {})
+        previous = lobby.pop(participant_id, None)
+        if previous is not None and not previous.ticket.done():
+            previous.ticket.set_exception(LobbyRefused("you joined again from another window"))
+        ticket: asyncio.Future = asyncio.get_running_loop().create_future()
+        waiter = Waiter(participant_id, time.time(), ticket)
+        lobby[participant_id] = waiter
+        self._pair_humans(study)
+        self._ensure_ticker()
+        try:
+            return await ticket
+        finally:
+            if lobby.get(participant_id) is waiter:
+                del lobby[participant_id]
+
+    # ------------------------------------------------------------------ pairing
+
+    def _partners_open(self, study: Study) -> list[Partner]:
+        """Partner types whose quota is not full (counting live and finished dialogues)."""
+        counts = self.storage.count_by(study.id, "pairing")
+        open_partners = []
+        for partner in study.partners:
+            quota = study.quotas.get(partner.pairing)
+            if quota is None or counts.get(partner.pairing, 0) < quota:
+                open_partners.append(partner)
+        return open_partners
+
+    def _start(self, study: Study, humans: list[str], partner: Partner) -> dict[str, Seat] | None:
+        choice = self.pool(study).choose(self.storage.count_pairs(study.id), partner.pairing, self.rng)
+        if choice is None:
+            return None
+        key, scenario, seed = choice
+        return self.hub.start(study, humans=humans, bot=partner.agent if partner.kind == "bot" else None, pairing=partner.pairing, scenario_key=key, scenario=scenario, seed=seed)
+
+    def _pair_humans(self, study: Study) -> None:
+        human = next((p for p in self._partners_open(study) if p.kind == "human"), None)
+        if human is None:
+            return
+        lobby = self.waiting.get(study.id, {})
+        waiters = sorted((w for w in lobby.values() if not w.ticket.done()), key=lambda w: w.since)
+        while len(waiters) >= 2:
+            first, second = waiters.pop(0), waiters.pop(0)
+            seats = self._start(study, [first.participant_id, second.participant_id], human)
+            if seats is None:
+                return
+            for waiter in (first, second):
+                lobby.pop(waiter.participant_id, None)
+                waiter.ticket.set_result(seats[waiter.participant_id])
+
+    def _pair_bots(self, study: Study) -> None:
+        lobby = self.waiting.get(study.id, {})
+        now = time.time()
+        open_partners = self._partners_open(study)
+        humans_possible = any(p.kind == "human" for p in open_partners)
+        for waiter in sorted(lobby.values(), key=lambda w: w.since):
+            if waiter.ticket.done():
+                continue
+            if humans_possible and now - waiter.since < study.bot_wait_seconds:
+                continue
+            bots = [p for p in self._partners_open(study) if p.kind == "bot"]
+            if not bots:
+                if not humans_possible:
+                    lobby.pop(waiter.participant_id, None)
+                    waiter.ticket.set_exception(LobbyRefused("this study is full; thank you for your interest"))
+                continue
+            bot = self._least_used(study, bots)
+            seats = self._start(study, [waiter.participant_id], bot)
+            lobby.pop(waiter.participant_id, None)
+            if seats is None:
+                waiter.ticket.set_exception(LobbyRefused("every scenario of this study has its dialogues; thank you!"))
+            else:
+                waiter.ticket.set_result(seats[waiter.participant_id])
+
+    def _least_used(self, study: Study, bots: list[Partner]) -> Partner:
+        counts = self.storage.count_by(study.id, "pairing")
+        fewest = min(counts.get(b.pairing, 0) for b in bots)
+        return next(b for b in bots if counts.get(b.pairing, 0) == fewest)
+
+    def _ensure_ticker(self) -> None:
+        if self._ticker is None or self._ticker.done():
+            self._ticker = asyncio.get_running_loop().create_task(self._tick(), name="matchmaker")
+
+    async def _tick(self) -> None:
+        while any(self.waiting.values()):
+            await asyncio.sleep(self.tick_seconds)
+            for study_id, lobby in list(self.waiting.items()):
+                study = self.studies.get(study_id)
+                if study is None or not lobby:
+                    continue
+                self._pair_humans(study)
+                self._pair_bots(study)
+
+    async def close(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            await asyncio.gather(self._ticker, return_exceptions=True)

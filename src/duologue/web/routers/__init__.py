@@ -1,0 +1,1 @@
+"""One router per resource: lobby, chat, questionnaires, rating jobs, admin."""

@@ -1,0 +1,78 @@
+"""The landing page and the lobby: participants arrive with an id, wait, and get a seat."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import RedirectResponse
+
+from duologue.web.app import PARTICIPANT_ID, PARTICIPANT_PARAMS, page, participant_from, platform
+from duologue.web.matchmaker import LobbyRefused
+
+router = APIRouter(tags=["lobby"])
+
+
+@router.get("/")
+async def landing(request: Request):
+    state = platform(request)
+    waiting = state.matchmaker.waiting_count()
+    playing = state.hub.live_count()
+    return page(request, "landing.html", {"studies": list(state.studies.values()), "waiting": waiting, "playing": playing})
+
+
+@router.get("/healthz")
+async def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.get("/study/{study_id}")
+async def lobby(request: Request, study_id: str):
+    """The waiting room. Without a participant id, a guest id is made so anyone can try a task."""
+    state = platform(request)
+    study = state.study(study_id)
+    participant = participant_from(request)
+    if participant is None:
+        return RedirectResponse(f"/study/{study.id}?participant=guest-{secrets.token_hex(4)}", status_code=303)
+    return page(request, "lobby.html", {"study": study, "participant": participant})
+
+
+@router.websocket("/ws/lobby/{study_id}")
+async def lobby_socket(websocket: WebSocket, study_id: str):
+    """Wait for a seat; the page is told where to go (`paired`) or why it cannot play (`refused`)."""
+    state = websocket.app.state.platform
+    await websocket.accept()
+    study = state.studies.get(study_id)
+    participant = next((websocket.query_params.get(n) for n in PARTICIPANT_PARAMS if websocket.query_params.get(n)), None)
+    if study is None or participant is None or not PARTICIPANT_ID.match(participant):
+        await websocket.send_json({"type": "refused", "reason": "unknown study or missing participant id"})
+        await websocket.close(code=1008)
+        return
+    await websocket.send_json({"type": "waiting", "bot_wait_seconds": study.bot_wait_seconds, "humans": study.allows_humans})
+    joining = asyncio.ensure_future(state.matchmaker.join(study, participant))
+    leaving = asyncio.ensure_future(websocket.receive())
+    try:
+        while True:
+            done, _ = await asyncio.wait({joining, leaving}, return_when=asyncio.FIRST_COMPLETED)
+            if joining in done:
+                break
+            message = leaving.result()
+            if message.get("type") == "websocket.disconnect":
+                joining.cancel()
+                return
+            leaving = asyncio.ensure_future(websocket.receive())
+        try:
+            seat = joining.result()
+        except LobbyRefused as refused:
+            await websocket.send_json({"type": "refused", "reason": str(refused)})
+            await websocket.close()
+            return
+        await websocket.send_json({"type": "paired", "url": f"/chat/{seat.token}"})
+        await websocket.close()
+    except WebSocketDisconnect:
+        joining.cancel()
+    finally:
+        leaving.cancel()
+        if not joining.done():
+            joining.cancel()

@@ -1,0 +1,122 @@
+"""Questionnaires after each dialogue (defined as data in duologue.web.questionnaires), then a completion code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Body, HTTPException, Request
+from fastapi.responses import RedirectResponse
+
+from duologue.core.schema import Dialogue
+from duologue.web.app import page, platform
+from duologue.web.questionnaires import InvalidAnswers, QuestionnaireForm, completion_code, forms_for, get_questionnaire
+from duologue.web.routers.chat import seat_or_404
+from duologue.web.storage import Seat
+from duologue.web.study import Study
+
+router = APIRouter(tags=["questionnaires"])
+
+
+def party_forms(study: Study | None, dialogue: Dialogue, seat: Seat) -> list[QuestionnaireForm]:
+    """The study's questionnaire, else every built-in one that asks this party something in this task."""
+    task_id = study.task if study else dialogue.meta.get("task_id")
+    if study is not None and study.questionnaire:
+        return [QuestionnaireForm(get_questionnaire(study.questionnaire), dialogue, "party", seat.party, task_id)]
+    return forms_for(dialogue, "party", seat.party, task_id=task_id)
+
+
+def read_answers(forms: list[QuestionnaireForm], answers: dict[str, Any]):
+    """All forms' ratings, or every problem (keys are `<form index>.<field key>`)."""
+    ratings, problems = [], []
+    for index, form in enumerate(forms):
+        prefix = f"{index}."
+        mine = {k[len(prefix) :]: v for k, v in answers.items() if isinstance(k, str) and k.startswith(prefix)}
+        try:
+            ratings.extend(form.ratings(mine))
+        except InvalidAnswers as error:
+            problems.extend(f"{prefix}{p.key}: {p.message}" for p in error.problems)
+    unknown = [k for k in answers if not (isinstance(k, str) and k.split(".", 1)[0].isdigit() and int(k.split(".", 1)[0]) < len(forms))]
+    problems.extend(f"{k}: not a question here" for k in unknown)
+    return ratings, problems
+
+
+def _context(request: Request, token: str):
+    state = platform(request)
+    seat = seat_or_404(state, token)
+    info = state.storage.info(seat.dialogue_id)
+    if info is None:
+        raise HTTPException(404, "no such dialogue")
+    if info.status != "finished":
+        raise HTTPException(409, "the dialogue is not over yet")
+    dialogue = state.storage.dialogue(seat.dialogue_id)
+    study = state.studies.get(info.study_id)
+    return state, seat, info, dialogue, study
+
+
+def code_for(state, info, seat: Seat) -> str:
+    return completion_code(state.settings.secret, info.study_id, seat.participant_id or seat.token, prefix=state.settings.completion_code_prefix)
+
+
+def _finish(state, info, seat: Seat, ratings) -> Seat:
+    return state.storage.complete_questionnaire(seat.token, ratings, code_for(state, info, seat))
+
+
+@router.get("/questionnaire/{token}")
+async def questionnaire_page(request: Request, token: str):
+    try:
+        state, seat, info, dialogue, study = _context(request, token)
+    except HTTPException as error:
+        if error.status_code == 409:
+            return RedirectResponse(f"/chat/{token}", status_code=303)
+        raise
+    if seat.questionnaire_done:
+        return page(request, "done.html", {"code": seat.completion_code, "study": study})
+    forms = party_forms(study, dialogue, seat)
+    if not forms:
+        seat = _finish(state, info, seat, [])
+        return page(request, "done.html", {"code": seat.completion_code, "study": study})
+    return page(request, "questionnaire.html", {"forms": forms, "token": token, "problems": [], "answers": {}, "study": study})
+
+
+@router.post("/questionnaire/{token}")
+async def questionnaire_submit(request: Request, token: str):
+    state, seat, info, dialogue, study = _context(request, token)
+    if seat.questionnaire_done:
+        return page(request, "done.html", {"code": seat.completion_code, "study": study})
+    form_data = await request.form()
+    answers = {k: v for k, v in form_data.items() if k != "submit"}
+    forms = party_forms(study, dialogue, seat)
+    ratings, problems = read_answers(forms, answers)
+    if problems:
+        return page(request, "questionnaire.html", {"forms": forms, "token": token, "problems": problems, "answers": answers, "study": study}, status_code=422)
+    seat = _finish(state, info, seat, ratings)
+    return page(request, "done.html", {"code": seat.completion_code, "study": study})
+
+
+@router.get("/api/questionnaire/{token}")
+async def questionnaire_api(request: Request, token: str) -> dict[str, Any]:
+    """The questions as JSON: keys to answer and the allowed answers."""
+    state, seat, info, dialogue, study = _context(request, token)
+    forms = party_forms(study, dialogue, seat)
+    return {
+        "done": seat.questionnaire_done,
+        "questions": [
+            {"key": f"{i}.{f.key}", "question": f.item.question, "options": f.item.options(), "required": f.item.required}
+            for i, form in enumerate(forms)
+            for f in form.fields
+        ],
+    }
+
+
+@router.post("/api/questionnaire/{token}")
+async def questionnaire_api_submit(request: Request, token: str, answers: Any = Body(...)) -> dict[str, Any]:
+    state, seat, info, dialogue, study = _context(request, token)
+    if seat.questionnaire_done:
+        raise HTTPException(409, "this questionnaire was already answered")
+    if not isinstance(answers, dict):
+        raise HTTPException(422, "answers are a JSON object of question key -> answer")
+    ratings, problems = read_answers(party_forms(study, dialogue, seat), answers)
+    if problems:
+        raise HTTPException(422, problems)
+    seat = _finish(state, info, seat, ratings)
+    return {"completion_code": seat.completion_code, "ratings": len(ratings)}

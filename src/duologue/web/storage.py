@@ -1,0 +1,311 @@
+"""Where the platform keeps everything: SQLAlchemy 2 over SQLite (default) or PostgreSQL.
+
+The rest of the platform talks to `Storage` only, in the one schema (`Dialogue`, events,
+`Rating`); no other module imports SQLAlchemy, and agents never see the database. Each event is
+written as it happens (one row per event), so a crash loses nothing that was already shown.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from pydantic import TypeAdapter
+from sqlalchemy import Boolean, Float, ForeignKey, Integer, String, Text, create_engine, func, select
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+
+from duologue.core.schema import Dialogue, Event, Rating
+
+_EVENT = TypeAdapter(Event)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class DialogueRow(Base):
+    __tablename__ = "dialogues"
+    id: Mapped[str] = mapped_column(String(80), primary_key=True)
+    study_id: Mapped[str] = mapped_column(String(80), index=True)
+    task_id: Mapped[str] = mapped_column(String(80))
+    pairing: Mapped[str] = mapped_column(String(80))
+    """`human-human` or `bot:<spec>`: the partner type quotas count."""
+    scenario_key: Mapped[str] = mapped_column(String(200), default="")
+    status: Mapped[str] = mapped_column(String(20), default="live", index=True)
+    end_reason: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    finished_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    data: Mapped[str] = mapped_column(Text)
+    """The dialogue's JSON without events (scenario, parties, meta; the outcome once finished)."""
+
+
+class EventRow(Base):
+    __tablename__ = "events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    dialogue_id: Mapped[str] = mapped_column(ForeignKey("dialogues.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    data: Mapped[str] = mapped_column(Text)
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    dialogue_id: Mapped[str] = mapped_column(ForeignKey("dialogues.id"), index=True)
+    party: Mapped[str] = mapped_column(String(80))
+    kind: Mapped[str] = mapped_column(String(10))
+    participant_id: Mapped[str | None] = mapped_column(String(200), nullable=True, index=True)
+    agent: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    token: Mapped[str] = mapped_column(String(80), unique=True, index=True)
+    completion_code: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    questionnaire_done: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class RatingRow(Base):
+    __tablename__ = "ratings"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    dialogue_id: Mapped[str] = mapped_column(ForeignKey("dialogues.id"), index=True)
+    rater_kind: Mapped[str] = mapped_column(String(20))
+    rater_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    data: Mapped[str] = mapped_column(Text)
+
+
+class RatingJobRow(Base):
+    __tablename__ = "rating_jobs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    dialogue_id: Mapped[str] = mapped_column(ForeignKey("dialogues.id"), index=True)
+    study_id: Mapped[str] = mapped_column(String(80), index=True)
+    rater_id: Mapped[str] = mapped_column(String(200), index=True)
+    status: Mapped[str] = mapped_column(String(20), default="assigned")
+    created_at: Mapped[float] = mapped_column(Float)
+    done_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class StudyRow(Base):
+    __tablename__ = "studies"
+    id: Mapped[str] = mapped_column(String(80), primary_key=True)
+    data: Mapped[str] = mapped_column(Text)
+    """The study as JSON (studies added on the admin page survive a restart)."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One party's place in a dialogue: who sits there and the secret that proves it."""
+
+    dialogue_id: str
+    party: str
+    kind: str
+    participant_id: str | None
+    agent: str | None
+    token: str
+    completion_code: str | None
+    questionnaire_done: bool
+
+
+@dataclass(frozen=True)
+class DialogueInfo:
+    """A dialogue's bookkeeping, without loading its events."""
+
+    id: str
+    study_id: str
+    task_id: str
+    pairing: str
+    scenario_key: str
+    status: str
+    end_reason: str | None
+    created_at: float
+    finished_at: float | None
+
+
+def _seat(row: SeatRow) -> Seat:
+    return Seat(row.dialogue_id, row.party, row.kind, row.participant_id, row.agent, row.token, row.completion_code, row.questionnaire_done)
+
+
+def _info(row: DialogueRow) -> DialogueInfo:
+    return DialogueInfo(row.id, row.study_id, row.task_id, row.pairing, row.scenario_key, row.status, row.end_reason, row.created_at, row.finished_at)
+
+
+class Storage:
+    """The platform's only door to the database. Short transactions; safe to call from any thread."""
+
+    def __init__(self, url: str) -> None:
+        options: dict[str, Any] = {}
+        if url.startswith("sqlite"):
+            options["connect_args"] = {"check_same_thread": False}
+        self.engine = create_engine(url, **options)
+        Base.metadata.create_all(self.engine)
+        self._session = sessionmaker(self.engine, expire_on_commit=False)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------ dialogues
+
+    def create_dialogue(self, dialogue: Dialogue, *, study_id: str, task_id: str, pairing: str, scenario_key: str, seats: list[dict[str, Any]]) -> list[Seat]:
+        """Store a new live dialogue and its seats; returns the seats with their fresh tokens."""
+        base = dialogue.model_dump(mode="json", exclude={"events"})
+        with self._session.begin() as session:
+            session.add(DialogueRow(id=dialogue.id, study_id=study_id, task_id=task_id, pairing=pairing, scenario_key=scenario_key, status="live", created_at=time.time(), data=json.dumps(base)))
+            session.flush()
+            rows = [SeatRow(dialogue_id=dialogue.id, token=secrets.token_urlsafe(18), **seat) for seat in seats]
+            session.add_all(rows)
+        return [_seat(r) for r in rows]
+
+    def add_event(self, dialogue_id: str, seq: int, event: Event) -> None:
+        with self._session.begin() as session:
+            session.add(EventRow(dialogue_id=dialogue_id, seq=seq, data=event.model_dump_json()))
+
+    def finish_dialogue(self, dialogue: Dialogue, end_reason: str | None) -> None:
+        """Mark finished and store the final parties, outcome and meta (events are already stored)."""
+        with self._session.begin() as session:
+            row = session.get(DialogueRow, dialogue.id)
+            if row is None:
+                raise KeyError(dialogue.id)
+            row.status = "finished"
+            row.end_reason = end_reason
+            row.finished_at = time.time()
+            row.data = json.dumps(dialogue.model_dump(mode="json", exclude={"events"}))
+
+    def info(self, dialogue_id: str) -> DialogueInfo | None:
+        with self._session() as session:
+            row = session.get(DialogueRow, dialogue_id)
+            return _info(row) if row else None
+
+    def dialogue(self, dialogue_id: str) -> Dialogue | None:
+        """The whole dialogue in the one schema: events in order, all ratings attached."""
+        with self._session() as session:
+            row = session.get(DialogueRow, dialogue_id)
+            if row is None:
+                return None
+            data = json.loads(row.data)
+            events = session.scalars(select(EventRow.data).where(EventRow.dialogue_id == dialogue_id).order_by(EventRow.seq, EventRow.id)).all()
+            ratings = session.scalars(select(RatingRow.data).where(RatingRow.dialogue_id == dialogue_id).order_by(RatingRow.id)).all()
+        data["events"] = [json.loads(e) for e in events]
+        data["ratings"] = [*data.get("ratings", []), *(json.loads(r) for r in ratings)]
+        return Dialogue.model_validate(data)
+
+    def dialogues(self, *, study_id: str | None = None, status: str | None = None) -> list[DialogueInfo]:
+        with self._session() as session:
+            query = select(DialogueRow).order_by(DialogueRow.created_at)
+            if study_id is not None:
+                query = query.where(DialogueRow.study_id == study_id)
+            if status is not None:
+                query = query.where(DialogueRow.status == status)
+            return [_info(r) for r in session.scalars(query)]
+
+    def iter_dialogues(self, *, study_id: str | None = None, status: str | None = "finished") -> Iterator[Dialogue]:
+        for info in self.dialogues(study_id=study_id, status=status):
+            dialogue = self.dialogue(info.id)
+            if dialogue is not None:
+                yield dialogue
+
+    def count_by(self, study_id: str, column: str) -> dict[str, int]:
+        """Dialogues of a study per `pairing` or `scenario_key` (for quotas)."""
+        field = getattr(DialogueRow, column)
+        with self._session() as session:
+            rows = session.execute(select(field, func.count()).where(DialogueRow.study_id == study_id).group_by(field)).all()
+        return {key: n for key, n in rows}
+
+    def count_pairs(self, study_id: str) -> dict[tuple[str, str], int]:
+        """Dialogues of a study per (scenario_key, pairing)."""
+        with self._session() as session:
+            rows = session.execute(
+                select(DialogueRow.scenario_key, DialogueRow.pairing, func.count()).where(DialogueRow.study_id == study_id).group_by(DialogueRow.scenario_key, DialogueRow.pairing)
+            ).all()
+        return {(s, p): n for s, p, n in rows}
+
+    # ------------------------------------------------------------------ seats
+
+    def seat_by_token(self, token: str) -> Seat | None:
+        with self._session() as session:
+            row = session.scalar(select(SeatRow).where(SeatRow.token == token))
+            return _seat(row) if row else None
+
+    def seats(self, dialogue_id: str) -> list[Seat]:
+        with self._session() as session:
+            return [_seat(r) for r in session.scalars(select(SeatRow).where(SeatRow.dialogue_id == dialogue_id).order_by(SeatRow.id))]
+
+    def seats_of_participant(self, participant_id: str, study_id: str | None = None) -> list[tuple[Seat, DialogueInfo]]:
+        """Every seat a participant has taken (to resume a live dialogue, or to keep raters apart)."""
+        with self._session() as session:
+            query = select(SeatRow, DialogueRow).join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id).where(SeatRow.participant_id == participant_id)
+            if study_id is not None:
+                query = query.where(DialogueRow.study_id == study_id)
+            return [(_seat(s), _info(d)) for s, d in session.execute(query.order_by(DialogueRow.created_at))]
+
+    def complete_questionnaire(self, token: str, ratings: list[Rating], completion_code: str) -> Seat:
+        """Store a party's answers and its completion code in one transaction."""
+        with self._session.begin() as session:
+            row = session.scalar(select(SeatRow).where(SeatRow.token == token))
+            if row is None:
+                raise KeyError("no such seat")
+            for rating in ratings:
+                session.add(RatingRow(dialogue_id=row.dialogue_id, rater_kind=rating.rater_kind, rater_id=rating.rater_id, created_at=time.time(), data=rating.model_dump_json()))
+            row.questionnaire_done = True
+            row.completion_code = completion_code
+            return _seat(row)
+
+    # ------------------------------------------------------------------ ratings
+
+    def add_ratings(self, dialogue_id: str, ratings: list[Rating]) -> None:
+        with self._session.begin() as session:
+            for rating in ratings:
+                session.add(RatingRow(dialogue_id=dialogue_id, rater_kind=rating.rater_kind, rater_id=rating.rater_id, created_at=time.time(), data=rating.model_dump_json()))
+
+    def ratings(self, dialogue_id: str | None = None) -> list[Rating]:
+        with self._session() as session:
+            query = select(RatingRow.data).order_by(RatingRow.id)
+            if dialogue_id is not None:
+                query = query.where(RatingRow.dialogue_id == dialogue_id)
+            return [Rating.model_validate_json(d) for d in session.scalars(query)]
+
+    def assignments(self, study_id: str) -> list[dict[str, Any]]:
+        """A study's rating-job assignments as plain records (`duologue.web.rating_jobs.Assignment` fields)."""
+        with self._session() as session:
+            rows = session.scalars(select(RatingJobRow).where(RatingJobRow.study_id == study_id).order_by(RatingJobRow.id))
+            return [{"dialogue_id": r.dialogue_id, "rater_id": r.rater_id, "assigned_at": r.created_at, "status": r.status, "done_at": r.done_at} for r in rows]
+
+    def ratable(self, study_id: str) -> list[dict[str, Any]]:
+        """A study's finished dialogues with the people who took part (they may not rate them)."""
+        with self._session() as session:
+            rows = session.execute(
+                select(DialogueRow.id, DialogueRow.finished_at, SeatRow.participant_id)
+                .join(SeatRow, SeatRow.dialogue_id == DialogueRow.id)
+                .where(DialogueRow.study_id == study_id, DialogueRow.status == "finished")
+                .order_by(DialogueRow.finished_at, DialogueRow.id)
+            ).all()
+        found: dict[str, dict[str, Any]] = {}
+        for dialogue_id, finished_at, participant in rows:
+            record = found.setdefault(dialogue_id, {"dialogue_id": dialogue_id, "participants": [], "finished_at": finished_at or 0.0})
+            if participant:
+                record["participants"].append(participant)
+        return list(found.values())
+
+    def save_assignment(self, study_id: str, assignment: dict[str, Any], ratings: list[Rating] = ()) -> None:
+        """Insert or update one assignment (unique per dialogue and rater), with the ratings it brought."""
+        with self._session.begin() as session:
+            row = session.scalar(select(RatingJobRow).where(RatingJobRow.dialogue_id == assignment["dialogue_id"], RatingJobRow.rater_id == assignment["rater_id"]))
+            if row is None:
+                row = RatingJobRow(dialogue_id=assignment["dialogue_id"], study_id=study_id, rater_id=assignment["rater_id"], created_at=assignment["assigned_at"])
+                session.add(row)
+            row.status = assignment["status"]
+            row.done_at = assignment.get("done_at")
+            for rating in ratings:
+                session.add(RatingRow(dialogue_id=assignment["dialogue_id"], rater_kind=rating.rater_kind, rater_id=rating.rater_id, created_at=time.time(), data=rating.model_dump_json()))
+
+    # ------------------------------------------------------------------ studies
+
+    def save_study(self, study_id: str, data: dict[str, Any]) -> None:
+        with self._session.begin() as session:
+            row = session.get(StudyRow, study_id)
+            if row is None:
+                session.add(StudyRow(id=study_id, data=json.dumps(data)))
+            else:
+                row.data = json.dumps(data)
+
+    def studies(self) -> list[dict[str, Any]]:
+        with self._session() as session:
+            return [json.loads(d) for d in session.scalars(select(StudyRow.data).order_by(StudyRow.id))]

@@ -1,0 +1,232 @@
+"""Studies: what a research team runs on the platform, as data (a YAML file or the admin page).
+
+A study names a task, where its scenarios come from, who people may be paired with (another
+person, or a bot by agent spec, after a wait), quotas per scenario and partner type, time limits,
+the questionnaire after each dialogue, and how many third-party ratings each dialogue needs.
+`study.example.yaml` at the repository root documents every field.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from duologue.core.schema import Scenario
+from duologue.tasks import TASKS, make
+
+
+class StudyError(ValueError):
+    """A study file that cannot run; the message says which field and why."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Partner(_Strict):
+    """One kind of partner a participant may get."""
+
+    kind: Literal["human", "bot"]
+    agent: str = "rule"
+    """For a bot: the agent spec (`rule`, `random`, `llm:local`, ...)."""
+
+    @property
+    def pairing(self) -> str:
+        """The name quotas and the admin page use: `human-human` or `bot:<spec>`."""
+        return "human-human" if self.kind == "human" else f"bot:{self.agent}"
+
+
+class Scenarios(_Strict):
+    """Where scenarios come from."""
+
+    source: Literal["generated", "corpus"] = "generated"
+    pool: int | None = None
+    """generated: draw from a fixed pool of this many seeded scenarios (so quotas per scenario
+    mean something); None: a fresh scenario for every dialogue."""
+    seed: int = 0
+    """generated: the pool's first seed."""
+    corpus: str | None = None
+    """corpus: the corpus format name (`casino`, `craigslist`, `mutualfriends`, `duo`)."""
+    path: Path | None = None
+    """corpus: a corpus file or folder; each record's scenario is replayed."""
+    limit: int | None = None
+    """corpus: use only the first N records."""
+
+    @model_validator(mode="after")
+    def _corpus_needs_path(self) -> "Scenarios":
+        if self.source == "corpus" and (self.corpus is None or self.path is None):
+            raise ValueError("scenarios.source 'corpus' needs scenarios.corpus and scenarios.path")
+        return self
+
+
+class Study(_Strict):
+    """One study. Field docs double as the reference in study.example.yaml."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,60}$")
+    title: str = ""
+    description: str = ""
+    task: str
+    """A registered task id (`duologue tasks`), e.g. `casino-v0`."""
+    task_options: dict[str, Any] = Field(default_factory=dict)
+    """Passed to the task (`max_turns`, open chat's `utterances`, ...)."""
+    scenarios: Scenarios = Field(default_factory=Scenarios)
+    partners: list[Partner] = Field(default_factory=lambda: [Partner(kind="human"), Partner(kind="bot", agent="rule")])
+    """Allowed partner types. A person is paired with a waiting person when `human` is listed,
+    else (or after `bot_wait_seconds`) with the first bot type whose quota is not full."""
+    bot_wait_seconds: float = 5.0
+    """How long a person waits for a human partner before a bot takes the seat."""
+    quotas: dict[str, int] = Field(default_factory=dict)
+    """Maximum dialogues per partner type (`human-human`, `bot:rule`); absent = no limit."""
+    per_scenario: int | None = None
+    """Maximum dialogues per scenario and partner type; None = no limit."""
+    human_party: str | None = None
+    """With a bot: which party the person plays (`user` in open chat); None = drawn at random."""
+    turn_taking: Literal["free", "alternate"] = "free"
+    """Between two people: `free` lets either move whenever the rules allow; bots always alternate."""
+    time_limit_seconds: float | None = 600.0
+    """Whole-dialogue time limit (a countdown on screen); None = none."""
+    idle_seconds: float | None = None
+    """End the dialogue when nobody moves this long (None = the platform setting)."""
+    questionnaire: str | None = None
+    """Questionnaire after the dialogue (a name in duologue.web.questionnaires); None = the task's default."""
+    rating_questionnaire: str | None = None
+    """Questionnaire third-party raters answer; None = the task's default."""
+    ratings_per_dialogue: int = Field(default=3, ge=0)
+    """How many third-party raters each finished dialogue needs (DUO used 3)."""
+    max_dialogues_per_participant: int | None = None
+    """None = a participant may play again after finishing."""
+
+    @field_validator("task")
+    @classmethod
+    def _known_task(cls, task: str) -> str:
+        if task not in TASKS:
+            raise ValueError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
+        return task
+
+    @field_validator("partners")
+    @classmethod
+    def _some_partner(cls, partners: list[Partner]) -> list[Partner]:
+        if not partners:
+            raise ValueError("a study needs at least one partner type")
+        return partners
+
+    @property
+    def family(self) -> str:
+        return make(self.task).family
+
+    @property
+    def allows_humans(self) -> bool:
+        return any(p.kind == "human" for p in self.partners)
+
+    @property
+    def bots(self) -> list[Partner]:
+        return [p for p in self.partners if p.kind == "bot"]
+
+
+class ScenarioPool:
+    """Hands out scenarios for a study: fresh or pooled generated ones, or a corpus's."""
+
+    def __init__(self, study: Study) -> None:
+        self.study = study
+        self._corpus: list[tuple[str, Scenario]] | None = None
+        if study.scenarios.source == "corpus":
+            from duologue.data.io import read_corpus
+            from duologue.tasks import corpus_format
+
+            result = read_corpus(corpus_format(study.scenarios.corpus or ""), study.scenarios.path, skip_invalid=True)
+            dialogues = list(getattr(result, "dialogues", result))
+            if study.scenarios.limit is not None:
+                dialogues = dialogues[: study.scenarios.limit]
+            self._corpus = [(f"corpus:{d.id}", d.scenario) for d in dialogues]
+            if not self._corpus:
+                raise StudyError(f"study {study.id}: no scenarios in {study.scenarios.path}")
+
+    def keys(self) -> list[str]:
+        if self._corpus is not None:
+            return [k for k, _ in self._corpus]
+        if self.study.scenarios.pool:
+            return [f"seed:{self.study.scenarios.seed + i}" for i in range(self.study.scenarios.pool)]
+        return []
+
+    def choose(self, counts: dict[tuple[str, str], int], pairing: str, rng: random.Random) -> tuple[str, Scenario | None, int] | None:
+        """(key, scenario or None to generate, seed) for the next dialogue of `pairing`, or None
+        when every scenario's quota for that pairing is full. Fills the least-used scenario first."""
+        seed = rng.randrange(2**31)
+        keys = self.keys()
+        if not keys:
+            return f"seed:{seed}", None, seed
+        limit = self.study.per_scenario
+        open_keys = [k for k in keys if limit is None or counts.get((k, pairing), 0) < limit]
+        if not open_keys:
+            return None
+        fewest = min(counts.get((k, pairing), 0) for k in open_keys)
+        key = rng.choice([k for k in open_keys if counts.get((k, pairing), 0) == fewest])
+        if self._corpus is not None:
+            return key, dict(self._corpus)[key], seed
+        return key, None, int(key.split(":")[1])
+
+
+DEFAULT_TITLES = {
+    "casino-v0": ("CaSiNo: campsite negotiation", "Split food, water and firewood with another camper before a trip."),
+    "craigslist-v0": ("CraigslistBargain: haggle over a listing", "Buy or sell an item from a classified ad and agree on a price."),
+    "mutualfriends-v0": ("MutualFriends: find the friend you share", "Chat to find the one friend both of you have, then select them."),
+    "openchat-ed-v0": ("Open chat: talk about a feeling", "Tell your partner about something that happened to you."),
+    "openchat-wow-v0": ("Open chat: talk about a topic", "Chat about a topic with your partner."),
+}
+
+DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {"openchat-ed-v0": {}, "openchat-wow-v0": {}}
+DEFAULT_HUMAN_PARTY = {"openchat-ed-v0": "user", "openchat-wow-v0": "user"}
+
+
+def default_studies(bot_wait_seconds: float = 5.0) -> list[Study]:
+    """One study per registered task: people or the task's rule bot, so every task is playable at once."""
+    studies = []
+    for task_id in TASKS:
+        title, description = DEFAULT_TITLES.get(task_id, (task_id, ""))
+        study_id = task_id.removesuffix("-v0")
+        studies.append(
+            Study(
+                id=study_id,
+                title=title,
+                description=description,
+                task=task_id,
+                task_options=DEFAULT_OPTIONS.get(task_id, {}),
+                bot_wait_seconds=bot_wait_seconds,
+                human_party=DEFAULT_HUMAN_PARTY.get(task_id),
+            )
+        )
+    return studies
+
+
+def load_studies(path: Path) -> list[Study]:
+    """Studies from a YAML file: one study mapping, or `studies: [...]`."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise StudyError(f"{path}: {error.strerror or error}") from None
+    except yaml.YAMLError as error:
+        raise StudyError(f"{path}: not valid YAML: {error}") from None
+    return parse_studies(data, source=str(path))
+
+
+def parse_studies(data: Any, source: str = "study") -> list[Study]:
+    from pydantic import ValidationError
+
+    items = data.get("studies") if isinstance(data, dict) and "studies" in data else [data]
+    if not isinstance(items, list) or not items:
+        raise StudyError(f"{source}: expected a study mapping or `studies:` with a list of them")
+    studies = []
+    for i, item in enumerate(items):
+        try:
+            studies.append(Study.model_validate(item))
+        except ValidationError as error:
+            where = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(study)'}: {e['msg']}" for e in error.errors())
+            raise StudyError(f"{source}: study {i + 1}: {where}") from None
+    ids = [s.id for s in studies]
+    if len(set(ids)) != len(ids):
+        raise StudyError(f"{source}: study ids must be unique, got {ids}")
+    return studies

@@ -1,0 +1,125 @@
+"""Browser tests: a real server (uvicorn in a thread, free loopback port) driven by Debian's chromium.
+
+Skipped when /usr/bin/chromium or the playwright package is missing (`playwright install` cannot
+download a browser here, so the system chromium is launched by path). Screenshots go to
+`DUOLOGUE_SCREENSHOTS` when set, else to pytest's temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import uvicorn
+
+from duologue.web.app import create_app
+from duologue.web.settings import Settings
+from duologue.web.study import Partner, Study, default_studies
+
+CHROMIUM = Path(os.environ.get("DUOLOGUE_CHROMIUM", "/usr/bin/chromium"))
+ADMIN = "browser-admin-token"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip (not fail) every browser test when the browser or playwright is missing."""
+    reason = None
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        reason = "playwright is not installed"
+    if reason is None and not CHROMIUM.exists():
+        reason = f"Debian chromium ({CHROMIUM}) is not installed"
+    if reason is None:
+        return
+    here = Path(__file__).parent
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(here):
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def browser_studies() -> list[Study]:
+    """The default studies (bots after 1 s), plus human-only ones for the two-person tests."""
+    studies = default_studies(bot_wait_seconds=1.0)
+    for study in studies:
+        if study.task.startswith("openchat"):
+            study.task_options = {"utterances": 4}
+    studies.append(Study(id="casino-people", title="CaSiNo (two people)", task="casino-v0", partners=[Partner(kind="human")]))
+    studies.append(Study(id="mutualfriends-people", title="MutualFriends (two people)", task="mutualfriends-v0", partners=[Partner(kind="human")]))
+    return studies
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """Base URL of a running platform; stopped at the end of the session."""
+    folder = tmp_path_factory.mktemp("server")
+    settings = Settings(database_url=f"sqlite:///{folder / 'browser.db'}", admin_token=ADMIN, secret="browser-secret", bot_typing_seconds=0.3)
+    app = create_app(settings, browser_studies())
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 20
+    while not instance.started:
+        if time.time() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    instance.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        instance = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-component-update",
+                "--disable-sync",
+            ],  # playwright gives every launch a fresh temporary profile (it refuses --user-data-dir)
+        )
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory) -> Path:
+    folder = Path(os.environ["DUOLOGUE_SCREENSHOTS"]) if os.environ.get("DUOLOGUE_SCREENSHOTS") else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def page_factory(browser):
+    """New pages, each in its own browser context (its own cookies: one person each)."""
+    contexts = []
+
+    def new_page(width: int = 1200, height: int = 900, mobile: bool = False):
+        context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=mobile, has_touch=mobile)
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield new_page
+    for context in contexts:
+        context.close()
