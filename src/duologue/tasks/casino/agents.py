@@ -18,6 +18,11 @@ How it plays (each step reads only its `Observation`):
    the turns, or at least what it would propose next; otherwise rejects and counters in words.
 5. Walks away only as a last resort: when turns are nearly gone and the deal on the table is worth
    less than walking away.
+
+`rule:strategies` also runs the trained strategy tagger (`strategies.py`) on each partner message
+and treats its `elicit-pref` label as a question about its priorities. On held-out corpus
+utterances the tagger finds these questions better than the rule parser; plain `rule` does not load
+the tagger, so self-play with it is unchanged.
 """
 
 from __future__ import annotations
@@ -188,6 +193,18 @@ class CasinoRuleAgent(Agent):
     """Integrative, honest, talkative rule negotiator (see the module docstring)."""
 
     name = "rule"
+    OPTIONS = ("strategies",)
+
+    def __init__(self, option: str = "") -> None:
+        if option and option not in self.OPTIONS:
+            from duologue.tasks import did_you_mean
+
+            raise did_you_mean(option, list(self.OPTIONS), "option of the CaSiNo rule agent")
+        self.tagger = None
+        if option == "strategies":
+            from duologue.tasks.casino.strategies import StrategyAnnotator
+
+            self.tagger = StrategyAnnotator()
 
     def reset(self, task: Task, party: str, rng: random.Random) -> None:
         super().reset(task, party, rng)
@@ -216,13 +233,18 @@ class CasinoRuleAgent(Agent):
     def _catch_up(self, observation: Observation) -> None:
         self.priorities = dict(observation.private.get("priorities", {}))
         self.reasons = dict(observation.private.get("reasons", {}))
-        for event in observation.transcript[self.cursor:]:
+        for position in range(self.cursor, len(observation.transcript)):
+            event = observation.transcript[position]
             if event.party == self.party:
                 self.i_rejected = isinstance(event, RejectDeal)
                 continue
             self.i_rejected = False
             if isinstance(event, Message):
-                self._hear(read(event.text))
+                reading = read(event.text)
+                if self.tagger is not None:
+                    before = next((e.text for e in reversed(observation.transcript[:position]) if isinstance(e, Message)), None)
+                    reading.asks_preferences |= "elicit-pref" in self.tagger.tag([event.text], [before])[0]
+                self._hear(reading)
             elif isinstance(event, SubmitDeal):
                 self.model.observe_request(dict(event.mine))
                 self.offer_open = False

@@ -133,7 +133,7 @@ class CasinoTask(Task):
     corpus = "casino"
     party_ids = PARTY_IDS
     default_max_turns = 40
-    agents = {"rule": "duologue.tasks.casino.agents:CasinoRuleAgent"}
+    agents = {"rule": "duologue.tasks.casino.agents:CasinoRuleAgent", "modular": "duologue.tasks.casino.modular:CasinoModularAgent"}
 
     # ------------------------------------------------------------------ scenarios
 

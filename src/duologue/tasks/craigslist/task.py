@@ -161,7 +161,7 @@ class CraigslistTask(Task):
     corpus = "craigslist"
     party_ids = (BUYER, SELLER)
     default_max_turns = 30
-    agents = {"rule": "duologue.tasks.craigslist.agents:CraigslistRuleAgent"}
+    agents = {"rule": "duologue.tasks.craigslist.agents:CraigslistRuleAgent", "modular": "duologue.tasks.craigslist.modular:CraigslistModularAgent"}
 
     def __init__(
         self,

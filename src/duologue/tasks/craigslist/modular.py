@@ -1,0 +1,533 @@
+"""The modular CraigslistBargain agent (He et al. 2018): parse -> coarse act -> retrieve and fill.
+
+The generic machinery is `duologue.agents.modular`; this module holds what is about bargaining:
+
+* **Parser.** Every event is read with the corpus parser's act tracker (`acts.ActTracker`: intro,
+  init-price, inquiry, inform, counter-price, vague-price, insist, agree, disagree, unknown, and
+  the meta acts offer / accept / reject / quit), and the partner's prices with the rule agent's
+  readers (`reading.py`, `prices.py`).
+* **Policy.** P(next act | role, partner's last act, price gap, own last act), counted from the act
+  sequences of the corpus (the parser's own `intent` labels of the validation split, and the
+  re-implemented parser where a turn has none). The price gap is the distance between the two
+  sides' last prices as a share of the listing price (`none`, `same`, `close`, `mid`, `far`).
+  Without a corpus, a small act-transition prior written below (`PRIOR`, rounded per-mille
+  frequencies of the validation split at the (role, partner's last act) level) stands in.
+* **Rules.** The acts offered to the policy are those that make sense now (an `init-price` only
+  before anyone named a price, `inform` only after a question, `agree` and `offer` only when the
+  partner's price is good enough or the two prices are close, `quit` only as a last resort). The
+  price comes from the rule agent's concession schedule (`CraigslistRuleAgent`, used here as the
+  price manager): it opens at its target, concedes a share of the gap each round, and never
+  offers or accepts beyond its limit (its bottomline when the scenario sets one). Answering an
+  offer (accept or reject) is the rule agent's decision, not the policy's; in the last three turns
+  the agent closes on the partner's price, makes a final offer at its limit, or quits.
+* **Generator.** Corpus messages indexed by their act, the speaker's role and the listing's
+  category; prices in them replaced by `{price}` (the speaker's proposed price) and
+  `{partner_price}` (the partner's last price). Messages with any other number, a relative price
+  (`$50 off`) or a word specific to their own listing (a brand, a model: a word of the listing's
+  text that few listings of the category use) are left out, so what is said fits any listing of
+  the category. A filled candidate is used only if the act parser, in the current dialogue, reads
+  it as the intended act with the intended price. Otherwise the agent's own templates (`TEMPLATES`).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from duologue.agents.modular import START, ActPolicy, Knowledge, ModularAgent, UtteranceIndex, content_words, escape_braces
+from duologue.core import actions
+from duologue.core.schema import Dialogue, Message
+from duologue.core.task import Observation, Task
+from duologue.tasks.craigslist.acts import GOLD_SOURCE, dialogue_acts
+from duologue.tasks.craigslist.agents import CraigslistRuleAgent
+from duologue.tasks.craigslist.prices import find_prices
+from duologue.tasks.craigslist.reading import read_message
+
+CHAT_ACTS = ("inquiry", "inform", "unknown", "disagree", "vague-price")
+PRICE_ACTS = ("init-price", "counter-price", "insist")
+POLICY_ACTS = ("intro", *CHAT_ACTS, *PRICE_ACTS, "agree", "offer", "quit")
+
+# ---------------------------------------------------------------------------- the built-in prior
+
+PRIOR: dict[str, dict[str, int]] = {
+    # role|partner's last act -> per-mille frequency of the next act (validation split, rows seen 20+ times)
+    "buyer|counter-price": {"counter-price": 339, "offer": 214, "unknown": 189, "agree": 122, "inquiry": 63, "insist": 34, "disagree": 27},
+    "buyer|unknown": {"inquiry": 311, "unknown": 230, "init-price": 211, "offer": 130, "counter-price": 41, "disagree": 23, "agree": 15, "insist": 11, "accept": 11},
+    "buyer|<start>": {"intro": 857, "init-price": 97, "offer": 43},
+    "buyer|offer": {"accept": 732, "unknown": 138, "reject": 46, "agree": 27, "counter-price": 27, "offer": 11, "inquiry": 11},
+    "buyer|inform": {"init-price": 366, "inquiry": 336, "counter-price": 113, "unknown": 84, "offer": 38, "disagree": 17, "vague-price": 17, "quit": 13},
+    "buyer|intro": {"unknown": 632, "inquiry": 171, "init-price": 145, "offer": 18, "disagree": 18, "quit": 13},
+    "buyer|init-price": {"counter-price": 527, "inquiry": 184, "unknown": 130, "offer": 63, "vague-price": 39, "agree": 24, "quit": 19},
+    "buyer|disagree": {"init-price": 291, "inquiry": 286, "unknown": 137, "counter-price": 104, "offer": 60, "disagree": 49, "vague-price": 27, "agree": 11, "insist": 11, "quit": 11},
+    "buyer|inquiry": {"inquiry": 350, "init-price": 228, "inform": 211, "counter-price": 81, "offer": 49, "unknown": 24, "disagree": 24, "insist": 16, "agree": 16},
+    "buyer|agree": {"offer": 394, "unknown": 364, "counter-price": 81, "agree": 71, "inquiry": 40, "disagree": 20, "quit": 20, "accept": 10},
+    "buyer|vague-price": {"counter-price": 375, "init-price": 250, "inquiry": 167, "unknown": 125, "disagree": 42, "quit": 42},
+    "buyer|insist": {"counter-price": 333, "offer": 208, "unknown": 125, "agree": 83, "inquiry": 83, "insist": 83, "disagree": 42, "quit": 42},
+    "seller|counter-price": {"counter-price": 417, "unknown": 179, "offer": 172, "agree": 121, "inquiry": 29, "insist": 29, "disagree": 27, "quit": 16},
+    "seller|inquiry": {"inform": 538, "disagree": 204, "init-price": 126, "counter-price": 50, "inquiry": 34, "offer": 16, "unknown": 14},
+    "seller|unknown": {"unknown": 383, "offer": 154, "init-price": 137, "inquiry": 94, "disagree": 92, "counter-price": 62, "agree": 30, "accept": 16, "quit": 13},
+    "seller|init-price": {"counter-price": 585, "unknown": 142, "offer": 84, "agree": 72, "inquiry": 39, "vague-price": 33, "disagree": 25, "init-price": 17},
+    "seller|offer": {"accept": 707, "unknown": 145, "reject": 65, "agree": 30, "counter-price": 18, "offer": 12},
+    "seller|intro": {"unknown": 612, "init-price": 179, "inquiry": 104, "disagree": 72, "quit": 23},
+    "seller|<start>": {"intro": 884, "init-price": 80, "offer": 28},
+    "seller|agree": {"unknown": 348, "offer": 333, "agree": 167, "accept": 45, "counter-price": 45, "inquiry": 30, "disagree": 15, "quit": 15},
+    "seller|disagree": {"unknown": 255, "offer": 157, "counter-price": 137, "disagree": 118, "init-price": 98, "inquiry": 78, "agree": 59, "insist": 39, "reject": 20, "vague-price": 20, "quit": 20},
+    "seller|insist": {"unknown": 233, "counter-price": 233, "offer": 133, "insist": 133, "disagree": 100, "agree": 100, "accept": 33, "vague-price": 33},
+    "seller|inform": {"unknown": 214, "offer": 179, "init-price": 179, "inquiry": 143, "disagree": 71, "accept": 71, "counter-price": 71, "agree": 71},
+    "seller|vague-price": {"counter-price": 250, "init-price": 208, "inquiry": 167, "unknown": 167, "offer": 42, "quit": 42, "disagree": 42, "vague-price": 42, "insist": 42},
+}
+"""The fallback act-transition prior (no corpus at hand). Keys are `role|partner's last act`."""
+
+# ---------------------------------------------------------------------------- the fallback wording
+
+TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
+    "buyer": {
+        "intro": ("Hi there!", "Hello, how are you?", "Hey, I saw your listing.", "Hi! I'm interested in your listing.", "Hello! Is this still for sale?"),
+        "inquiry": ("What condition is it in?", "How long have you had it?", "Is it still for sale?", "Why are you selling it?",
+                    "Are there any problems with it?", "Can I come see it?", "Is anything wrong with it?"),
+        "inform": ("I would use it every day.", "It's for my own use.", "I've been looking for one for a while.", "I would pick it up myself.",
+                   "Just for me, I'd take good care of it."),
+        "unknown": ("I see.", "That's good to know.", "Thanks for the info.", "Sounds nice.", "Alright, thank you.", "I was hoping for something like this."),
+        "disagree": ("No, that's too much for me.", "I'm not sure I can do that.", "No, sorry.", "That's not going to work for me.", "I don't think I can go that high."),
+        "vague-price": ("Could you come down a bit?", "That seems a little too high.", "Is that your lowest?", "Can you go lower?", "What's the lowest you would take?"),
+        "init-price": ("Would you take {price}?", "I can offer {price}.", "How about {price}?", "I was thinking {price}.", "Could you do {price}?"),
+        "counter-price": ("How about {price}?", "Could you do {price}?", "I could go up to {price}.", "Would you take {price}?",
+                          "I can't do {partner_price}, but {price} works for me.", "{partner_price} is too much, how about {price}?"),
+        "insist": ("I'm sticking with {price}.", "{price} is really all I can pay.", "Sorry, {price} is my final price.", "I can only do {price}."),
+        "agree": ("Okay, deal.", "Deal!", "That works for me.", "Great, I can do that.", "Ok."),
+    },
+    "seller": {
+        "intro": ("Hi there!", "Hello!", "Hey, thanks for your interest.", "Hi, how are you?", "Hello, it's still available."),
+        "inquiry": ("Are you interested?", "Do you have any questions?", "When could you pick it up?", "Would you be paying cash?",
+                    "Is this for you?", "What are you looking for?"),
+        "inform": ("It's in great condition.", "It works perfectly.", "It has been well taken care of.", "It's barely been used.",
+                   "Everything works like it should.", "It's in very good shape, no problems."),
+        "unknown": ("I see.", "Sounds good to me.", "Thanks for letting me know.", "It's a great deal.", "You won't regret it.", "Alright."),
+        "disagree": ("No, that's too low.", "No, I can't do that.", "Sorry, that doesn't work for me.", "I don't think so.", "No, it's worth more than that."),
+        "vague-price": ("That's too low.", "Could you go higher?", "What's the highest you can go?", "That seems too low for me."),
+        "init-price": ("I'm asking {price}.", "The price is {price}.", "I'd like to get {price} for it.", "I could let it go for {price}."),
+        "counter-price": ("How about {price}?", "I could do {price}.", "Would {price} work?", "Meet me at {price}?", "Best I can do is {price}.",
+                          "I can't do {partner_price}, but I could do {price}.", "{partner_price} is too low, how about {price}?"),
+        "insist": ("I'm firm at {price}.", "{price} is my lowest.", "Sorry, {price} is my final price.", "I really need {price} for it."),
+        "agree": ("Okay, deal.", "Deal!", "That works for me.", "Great, I can do that.", "Ok."),
+    },
+}
+"""The agent's own wording per role and act, used when no retrieved candidate fits."""
+
+
+# ---------------------------------------------------------------------------- context features
+
+
+def gap_bucket(mine: float | None, theirs: float | None, listing: float | None) -> str:
+    """How far apart the two sides' last prices are, as a share of the listing price."""
+    if mine is None or theirs is None or not listing:
+        return "none"
+    gap = abs(mine - theirs) / listing
+    if gap <= 0.01:
+        return "same"
+    if gap <= 0.08:
+        return "close"
+    if gap <= 0.25:
+        return "mid"
+    return "far"
+
+
+def policy_context(role: str, partner_act: str, gap: str, my_act: str) -> tuple[str, str, str, str]:
+    """The policy's context, most important feature first (the backoff drops from the end)."""
+    return (role, partner_act, gap, my_act)
+
+
+def labelled_acts(dialogue: Dialogue) -> list[tuple[str | None, float | None]]:
+    """(act, price) of each event: the corpus parser's labels where present, else the re-implemented parser's."""
+    gold_intent = {a.event: a.labels[0] for a in dialogue.annotations if a.layer == "intent" and a.source == GOLD_SOURCE and a.labels and a.event is not None}
+    gold_price = {a.event: a.value for a in dialogue.annotations if a.layer == "price" and a.source == GOLD_SOURCE and a.event is not None}
+    parsed = dialogue_acts(dialogue)
+    out: list[tuple[str | None, float | None]] = []
+    for index, act in enumerate(parsed):
+        intent = gold_intent.get(index, act.intent if act is not None else None)
+        price = gold_price[index] if index in gold_price else (act.price if act is not None else None)
+        if isinstance(price, bool) or not isinstance(price, (int, float)):
+            price = None
+        out.append((intent, float(price) if price is not None else None))
+    return out
+
+
+def act_sequence(dialogue: Dialogue) -> list[tuple[tuple[str, str, str, str], str]]:
+    """(context, act) for every labelled move of a corpus dialogue, as the policy counts them."""
+    roles = {p.id: p.role or dialogue.scenario.private.get(p.id, {}).get("role") for p in dialogue.parties}
+    listing = dialogue.scenario.public.get("listing_price")
+    listing = float(listing) if isinstance(listing, (int, float)) and not isinstance(listing, bool) else None
+    last_act: dict[str, str] = {}
+    last_price: dict[str, float] = {}
+    pairs = []
+    for event, (act, price) in zip(dialogue.events, labelled_acts(dialogue)):
+        speaker = event.party
+        if speaker not in roles or act is None or roles[speaker] not in ("buyer", "seller"):
+            continue
+        partner = next((p for p in roles if p != speaker), None)
+        context = policy_context(
+            str(roles[speaker]),
+            last_act.get(partner, START) if partner else START,
+            gap_bucket(last_price.get(speaker), last_price.get(partner) if partner else None, listing),
+            last_act.get(speaker, START),
+        )
+        pairs.append((context, act))
+        last_act[speaker] = act
+        if price is not None:
+            last_price[speaker] = price
+    return pairs
+
+
+# ---------------------------------------------------------------------------- building the index
+
+_STOP = frozenset(
+    """the and for with this that you your are was have has but not can will would could just very its it's i'm
+    what how when where who why does did get got all any some one out too also than then them they there here
+    from about been into only more most much really like well good great nice new used item price offer sell""".split()
+)
+
+
+def item_specific_words(dialogues: Sequence[Dialogue], share: float = 0.05, title_share: float = 0.25) -> dict[str, set[str]]:
+    """Per listing (post id or dialogue id): the words of its own text that tie an utterance to it.
+
+    These are the words of its description that fewer than `share` of the category's listings
+    use (brand names, model numbers, colours, street names), and the words of its title that fewer
+    than `title_share` of the category's titles use (`dresser`, `queen`: a line about them does not
+    fit a desk, while `bike` fits every bike).
+    """
+    listing_words: dict[str, tuple[str, set[str], set[str]]] = {}
+    for dialogue in dialogues:
+        key = _listing_key(dialogue)
+        if key in listing_words:
+            continue
+        item = _seller_item(dialogue)
+        title = content_words(str(item.get("title") or "")) - _STOP
+        text = " ".join(line for line in item.get("description") or [] if isinstance(line, str))
+        listing_words[key] = (str(dialogue.scenario.public.get("category") or ""), title, (content_words(text) - _STOP) | title)
+    in_text: dict[str, Counter[str]] = defaultdict(Counter)
+    in_title: dict[str, Counter[str]] = defaultdict(Counter)
+    listings_in: Counter[str] = Counter()
+    for category, title, words in listing_words.values():
+        listings_in[category] += 1
+        in_text[category].update(words)
+        in_title[category].update(title)
+    out: dict[str, set[str]] = {}
+    for key, (category, title, words) in listing_words.items():
+        rare = {w for w in words if in_text[category][w] < max(2.0, share * listings_in[category])}
+        named = {w for w in title if in_title[category][w] < max(2.0, title_share * listings_in[category])}
+        out[key] = rare | named
+    return out
+
+
+def _listing_key(dialogue: Dialogue) -> str:
+    return str(dialogue.scenario.public.get("post_id") or dialogue.id)
+
+
+def _seller_item(dialogue: Dialogue) -> dict[str, Any]:
+    seller = next((v for v in dialogue.scenario.private.values() if v.get("role") == "seller"), None)
+    return dict((seller or {}).get("item") or {})
+
+
+MAX_WORDS = 40
+INTERFACE_WORDS = frozenset({"click", "clicked", "clicking", "button", "turk", "mturk", "worker", "workers", "hit", "hits", "bot"})
+"""Talk about the crowdsourcing interface (`you forgot to click accept`), not about the item."""
+
+
+def message_template(text: str, *, price: float | None, partner_price: float | None, listing_price: float | None, banned: set[str]) -> str | None:
+    """A corpus message as a reusable template, or None when it is tied to its own listing.
+
+    The proposed price becomes `{price}`, the partner's last price `{partner_price}`. Any other
+    number, a relative amount (`$50 off`), a word specific to its listing, or a very long message
+    makes it unusable elsewhere.
+    """
+    text = " ".join(text.split())
+    if not text or len(text.split()) > MAX_WORDS or "{" in text or "}" in text:
+        return None
+    words = content_words(text)
+    if banned & words or INTERFACE_WORDS & words:
+        return None
+    mentions = find_prices(text, listing_price=listing_price)
+    pieces: list[str] = []
+    cursor = 0
+    for mention in mentions:
+        if mention.relative:
+            return None
+        if price is not None and abs(mention.value - price) < 1e-6:
+            slot = "{price}"
+        elif partner_price is not None and abs(mention.value - partner_price) < 1e-6:
+            slot = "{partner_price}"
+        else:
+            return None
+        pieces.append(escape_braces(text[cursor : mention.start]))
+        pieces.append(slot)
+        cursor = mention.end
+    pieces.append(escape_braces(text[cursor:]))
+    template = "".join(pieces)
+    if re.search(r"\d", template.replace("{price}", "").replace("{partner_price}", "")):
+        return None  # a number left over: a count, a year, a measure of that listing
+    return template
+
+
+def build_index(dialogues: Sequence[Dialogue]) -> tuple[UtteranceIndex, dict[str, int]]:
+    """Index every usable corpus message by (act, role, category); returns the index and what was kept or left out."""
+    index = UtteranceIndex()
+    banned = item_specific_words(dialogues)
+    counts: Counter[str] = Counter()
+    for dialogue in dialogues:
+        roles = {p.id: p.role or dialogue.scenario.private.get(p.id, {}).get("role") for p in dialogue.parties}
+        category = str(dialogue.scenario.public.get("category") or "")
+        listing = dialogue.scenario.public.get("listing_price")
+        listing = float(listing) if isinstance(listing, (int, float)) and not isinstance(listing, bool) else None
+        words = banned.get(_listing_key(dialogue), set())
+        last_price: dict[str, float] = {}
+        for event, (act, price) in zip(dialogue.events, labelled_acts(dialogue)):
+            speaker = event.party
+            partner = next((p for p in roles if p != speaker), None)
+            if isinstance(event, Message) and act is not None and roles.get(speaker) in ("buyer", "seller"):
+                counts["messages"] += 1
+                template = message_template(
+                    event.text, price=price, partner_price=last_price.get(partner) if partner else None, listing_price=listing, banned=words
+                )
+                if template is None:
+                    counts["left out"] += 1
+                elif index.add(act, template, {"role": str(roles[speaker]), "category": category}):
+                    counts["indexed"] += 1
+            if price is not None and speaker is not None:
+                last_price[speaker] = price
+    return index, dict(counts)
+
+
+def read_dialogues(path: Path) -> list[Dialogue]:
+    from duologue.data.io import read_corpus
+    from duologue.tasks import corpus_format
+
+    return read_corpus(corpus_format("craigslist"), path, skip_invalid=True).dialogues
+
+
+# ---------------------------------------------------------------------------- the agent
+
+
+class CraigslistModularAgent(ModularAgent):
+    """A buyer or seller that decides coarse acts with a corpus-learned policy and says retrieved corpus lines."""
+
+    name = "modular"
+    corpus_relative = "craigslist/validation.json"
+
+    @classmethod
+    def build_knowledge(cls, path: Path) -> Knowledge:
+        dialogues = read_dialogues(path)
+        if not dialogues:
+            raise ValueError("no valid CraigslistBargain dialogue")
+        policy = ActPolicy()
+        for dialogue in dialogues:
+            for context, act in act_sequence(dialogue):
+                policy.add(context, act)
+        index, counts = build_index(dialogues)
+        return Knowledge(policy=policy, index=index, source=str(path), stats={"dialogues": len(dialogues), "acts": int(policy.size), **counts})
+
+    @classmethod
+    def fallback_knowledge(cls) -> Knowledge:
+        return Knowledge(policy=ActPolicy.from_table(PRIOR), index=UtteranceIndex(), source="built-in")
+
+    # ------------------------------------------------------------------ episode state
+
+    def reset(self, task: Task, party: str, rng: random.Random) -> None:
+        super().reset(task, party, rng)
+        self.planner = CraigslistRuleAgent()
+        """The rule agent as price manager: its limit, concession schedule, price reading and act tracker."""
+        self.planner.reset(task, party, rng)
+        self.chat_run = 0
+        self.my_acts: list[str] = []
+
+    # ------------------------------------------------------------------ parsing
+
+    def _last_acts(self, observation: Observation) -> tuple[str, str]:
+        """(partner's last act, my last act), as the act tracker read them."""
+        partner_act = my_act = START
+        for event, act in zip(observation.transcript, self.planner.acts.history):
+            if act is None:
+                continue
+            if event.party == self.party:
+                my_act = act.intent
+            else:
+                partner_act = act.intent
+        return partner_act, my_act
+
+    def context(self, observation: Observation) -> tuple[str, str, str, str]:
+        partner_act, my_act = self._last_acts(observation)
+        planner = self.planner
+        gap = gap_bucket(planner.my_price, planner.their_price, planner.listing)
+        return policy_context(planner.role, partner_act, gap, my_act)
+
+    # ------------------------------------------------------------------ deciding
+
+    def act(self, observation: Observation) -> actions.Action:
+        planner = self.planner
+        if not planner._ready:
+            planner._setup(observation)
+        planner._read(observation)
+        legal = observation.legal
+        if self.refused >= 2 and legal:
+            self.refused = 0
+            return self.task.sample_action(self.party, self.rng)
+        turns_left = observation.turns_left
+        if "accept" in legal:
+            pending = planner._pending_offer(observation)
+            if pending is not None and planner.within_limit(pending) and (planner._good_enough(pending, turns_left) or (turns_left is not None and turns_left <= 4)):
+                return actions.Accept()
+            planner.new_price = True
+            return actions.Reject()
+        if "say" not in legal:
+            return self.task.sample_action(self.party, self.rng)
+        if "offer" not in legal:  # my offer is open (free turn-taking): only talk
+            return self._perform("unknown", observation)
+        if turns_left is not None and turns_left <= 3:
+            return self._endgame(observation, turns_left)
+        act = self.choose_act(self.context(observation), self.allowed_acts(observation))
+        return self._perform(act, observation)
+
+    def allowed_acts(self, observation: Observation) -> list[str]:
+        """The acts the rules let the policy choose from now."""
+        planner = self.planner
+        tracker = planner.acts
+        partner_act, _ = self._last_acts(observation)
+        mine, theirs = planner.my_price, planner.their_price
+        turns_left = observation.turns_left
+        allowed = ["inquiry", "unknown"]
+        if tracker.events_read == 0:
+            allowed.append("intro")
+        if partner_act == "inquiry":
+            allowed.append("inform")
+        if theirs is not None and not planner._good_enough(theirs, turns_left):
+            allowed += ["disagree", "vague-price"]
+        if tracker.current_price is None:
+            allowed.append("init-price")
+        else:
+            allowed.append("counter-price")
+            if mine is not None:
+                allowed.append("insist")
+        good = theirs is not None and planner._good_enough(theirs, turns_left)
+        if good:
+            allowed += ["agree", "offer"]
+        elif mine is not None and planner.within_limit(mine):
+            close = theirs is not None and abs(mine - theirs) <= 2 * planner._tolerance(turns_left)
+            if planner.partner_agreed or close:
+                allowed.append("offer")
+        if planner.my_offer is not None and planner.offers_rejected == 0 and "offer" in allowed and not good:
+            allowed.remove("offer")  # an offer of mine is still the last word
+        if turns_left is not None and turns_left <= 8 and theirs is not None and not planner.within_limit(theirs) and mine is not None:
+            at_limit = abs(planner._round(planner.limit) - mine) <= planner.step + 1e-9
+            if at_limit:
+                allowed.append("quit")
+        price_acts = [a for a in allowed if a not in CHAT_ACTS and a != "intro"]
+        if self.chat_run >= 3 and price_acts:
+            allowed = price_acts  # enough small talk: get to the price
+        return allowed
+
+    def _endgame(self, observation: Observation, turns_left: int) -> actions.Action:
+        """The last turns: offer the partner's price if I can, else my limit once, else quit."""
+        planner = self.planner
+        if turns_left >= 2:
+            if planner.their_price is not None and planner.within_limit(planner.their_price):
+                return self._offer(planner.their_price)
+            if planner.my_offer is None and planner.offers_rejected < 2:
+                return self._offer(planner._round(planner.limit if planner.their_price is not None else (planner.my_price or planner.opening)))
+        if planner.their_price is not None and not planner.within_limit(planner.their_price):
+            return actions.Quit()
+        return self._perform("unknown", observation)
+
+    # ------------------------------------------------------------------ acting out an act
+
+    def _perform(self, act: str, observation: Observation) -> actions.Action:
+        planner = self.planner
+        if act == "offer":
+            theirs = planner.their_price
+            good = theirs is not None and planner._good_enough(theirs, observation.turns_left)
+            return self._offer(theirs if good else planner.my_price)  # type: ignore[arg-type]
+        if act == "quit":
+            return actions.Quit()
+        price: float | None = None
+        if act == "init-price":
+            price = planner._round(planner.opening)
+        elif act == "counter-price":
+            price = planner._round(planner.opening) if planner.my_price is None else planner._concede()
+            if planner.my_price is not None and abs(price - planner.my_price) < 1e-9:
+                act = "insist"
+            elif planner.their_price is not None and abs(price - planner.their_price) < 1e-9:
+                act = "agree"
+        elif act == "insist":
+            price = planner.my_price
+        elif act == "agree":
+            price = planner.their_price
+        if act in PRICE_ACTS and price is not None:
+            planner.rounds += 1
+        text = self._words(act, price)
+        if price is not None:
+            planner.my_price = price
+        self.chat_run = self.chat_run + 1 if act in CHAT_ACTS or act == "intro" else 0
+        self.my_acts.append(act)
+        planner.spoken += 1
+        return actions.Say(text=text)
+
+    def _offer(self, price: float) -> actions.Action:
+        self.chat_run = 0
+        self.my_acts.append("offer")
+        return self.planner._offer(price)
+
+    def _words(self, act: str, price: float | None) -> str:
+        """Retrieve, fill and check words for `act` (with `price` where the act names one)."""
+        planner = self.planner
+        values: dict[str, str] = {}
+        if price is not None and act in PRICE_ACTS:
+            values["price"] = self._money(price)
+            if planner.their_price is not None and abs(planner.their_price - price) > 1e-9:
+                values["partner_price"] = self._money(planner.their_price)
+        elif price is not None and act == "agree":
+            values["price"] = self._money(price)
+
+        agreeable = planner.their_price is not None and planner._good_enough(planner.their_price, None)
+
+        def fits(text: str) -> bool:
+            reading = read_message(text, listing_price=planner.listing, listing_text=planner.listing_text)
+            if reading.leaving:
+                return False  # a goodbye would contradict staying in the bargaining
+            if act not in PRICE_ACTS and act != "agree" and (reading.prices or (reading.agree and not agreeable)):
+                return False  # a chat line must not name a price, nor agree to a price I do not accept
+            probe = copy.deepcopy(planner.acts)
+            parsed = probe.read(Message(party=self.party, text=text))
+            if parsed is None or parsed.intent != act:
+                return False
+            if act in PRICE_ACTS:
+                return parsed.price is not None and price is not None and abs(parsed.price - price) < 0.5
+            if act == "agree":
+                return parsed.price is None or (price is not None and abs(parsed.price - price) < 0.5)
+            return parsed.price is None
+
+        templates = TEMPLATES[planner.role if planner.role in TEMPLATES else "buyer"].get(act, ("Okay.",))
+        fallback = [t for t in templates if set(_slots(t)) <= set(values)] or ["Okay."]
+        return self.realize(
+            act,
+            values=values,
+            fits=fits,
+            fallback=fallback,
+            require={"role": planner.role, "category": planner.category},
+        )
+
+    def _money(self, price: float) -> str:
+        """A price as people write it; whole dollars for listings over $20 (people do not write cents there)."""
+        if self.planner.listing >= 20:
+            price = float(round(price))
+        return self.planner.money(price)
+
+
+def _slots(template: str) -> Iterable[str]:
+    return re.findall(r"\{(\w+)\}", template)
+
+
+def describe_knowledge(knowledge: Knowledge) -> dict[str, Any]:
+    """Sizes of what the agent learned (for the benchmark's table)."""
+    return {"source": knowledge.source, "acts counted": int(knowledge.policy.size), "templates": len(knowledge.index), **knowledge.stats}
