@@ -10,7 +10,7 @@ from importlib import import_module
 
 from duologue.core.agent import Agent, RandomAgent
 from duologue.core.task import Task
-from duologue.tasks import did_you_mean
+from duologue.tasks import did_you_mean, load_class
 
 GENERIC: dict[str, type[Agent]] = {"random": RandomAgent}
 GENERIC["llm"] = import_module("duologue.agents.llm").LLMAgent  # llm:local, llm:openai/gpt-4o-mini, llm:<alias>/<model>
@@ -25,8 +25,7 @@ def make_agent(spec: str, task: Task) -> Agent:
     """A new agent for `task` from a spec such as `rule` or `random`."""
     kind, _, argument = spec.partition(":")
     if kind in task.agents:
-        module, cls = task.agents[kind].split(":")
-        agent_class = getattr(import_module(module), cls)
+        agent_class = load_class(task.agents[kind])
     elif kind in GENERIC:
         agent_class = GENERIC[kind]
     else:

@@ -53,24 +53,27 @@ def did_you_mean(name: str, known: list[str], what: str) -> UnknownNameError:
     return UnknownNameError(f"unknown {what} {name!r}.{hint} Known: {', '.join(sorted(known))}.")
 
 
+def load_class(target: str) -> type:
+    """The class a registry entry names, as `module:Class` (imported on first use)."""
+    module, cls = target.split(":")
+    return getattr(import_module(module), cls)
+
+
+def _registered(registry: dict[str, str], name: str, what: str) -> type:
+    try:
+        return load_class(registry[name])
+    except KeyError:
+        raise did_you_mean(name, list(registry), what) from None
+
+
 def corpus_format(name: str) -> "CorpusFormat":
     """The format registered under `name`, e.g. `corpus_format("casino")`."""
-    try:
-        target = CORPUS_FORMATS[name]
-    except KeyError:
-        raise did_you_mean(name, list(CORPUS_FORMATS), "corpus") from None
-    module, cls = target.split(":")
-    return getattr(import_module(module), cls)()
+    return _registered(CORPUS_FORMATS, name, "corpus")()
 
 
 def make(task_id: str, **options) -> "Task":
     """A new task by its registered id, e.g. `make("casino-v0", max_turns=30)`."""
-    try:
-        target = TASKS[task_id]
-    except KeyError:
-        raise did_you_mean(task_id, list(TASKS), "task") from None
-    module, cls = target.split(":")
-    return getattr(import_module(module), cls)(**options)
+    return _registered(TASKS, task_id, "task")(**options)
 
 
 def task_ids() -> list[str]:
@@ -79,9 +82,4 @@ def task_ids() -> list[str]:
 
 def annotator(name: str) -> "Annotator":
     """The annotator registered under `name`, e.g. `annotator("acts")`."""
-    try:
-        target = ANNOTATORS[name]
-    except KeyError:
-        raise did_you_mean(name, list(ANNOTATORS), "annotator") from None
-    module, cls = target.split(":")
-    return getattr(import_module(module), cls)()
+    return _registered(ANNOTATORS, name, "annotator")()
