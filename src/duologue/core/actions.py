@@ -18,8 +18,10 @@ from duologue.core.schema import Model
 class Action(Model):
     """Base for all moves. `to_event` turns a legal move into the transcript's event."""
 
-    def to_event(self, party: str, time: float | None) -> schema.Event:  # pragma: no cover - overridden
-        raise NotImplementedError
+    def to_event(self, party: str, time: float | None) -> schema.Event:
+        """The event this move becomes: the event of the same kind (`say` is a `message`), same fields."""
+        fields = self.model_dump(exclude={"kind"})
+        return EVENT_OF[self.kind](party=party, time=time, **fields)
 
 
 class Say(Action):
@@ -33,18 +35,12 @@ class Say(Action):
             raise ValueError("a message needs some text")
         return text
 
-    def to_event(self, party: str, time: float | None) -> schema.Event:
-        return schema.Message(party=party, time=time, text=self.text)
-
 
 class Select(Action):
     """MutualFriends: pick one friend of your own list."""
 
     kind: Literal["select"] = "select"
     item: dict[str, Any]
-
-    def to_event(self, party: str, time: float | None) -> schema.Event:
-        return schema.Select(party=party, time=time, item=self.item)
 
 
 class Offer(Action):
@@ -53,29 +49,17 @@ class Offer(Action):
     kind: Literal["offer"] = "offer"
     price: float
 
-    def to_event(self, party: str, time: float | None) -> schema.Event:
-        return schema.Offer(party=party, time=time, price=self.price)
-
 
 class Accept(Action):
     kind: Literal["accept"] = "accept"
-
-    def to_event(self, party: str, time: float | None) -> schema.Event:
-        return schema.Accept(party=party, time=time)
 
 
 class Reject(Action):
     kind: Literal["reject"] = "reject"
 
-    def to_event(self, party: str, time: float | None) -> schema.Event:
-        return schema.Reject(party=party, time=time)
-
 
 class Quit(Action):
     kind: Literal["quit"] = "quit"
-
-    def to_event(self, party: str, time: float | None) -> schema.Event:
-        return schema.Quit(party=party, time=time)
 
 
 class SubmitDeal(Action):
@@ -85,32 +69,33 @@ class SubmitDeal(Action):
     mine: dict[str, int]
     theirs: dict[str, int]
 
-    def to_event(self, party: str, time: float | None) -> schema.Event:
-        return schema.SubmitDeal(party=party, time=time, mine=self.mine, theirs=self.theirs)
-
 
 class AcceptDeal(Action):
     kind: Literal["accept-deal"] = "accept-deal"
-
-    def to_event(self, party: str, time: float | None) -> schema.Event:
-        return schema.AcceptDeal(party=party, time=time)
 
 
 class RejectDeal(Action):
     kind: Literal["reject-deal"] = "reject-deal"
 
-    def to_event(self, party: str, time: float | None) -> schema.Event:
-        return schema.RejectDeal(party=party, time=time)
-
 
 class WalkAway(Action):
     kind: Literal["walk-away"] = "walk-away"
 
-    def to_event(self, party: str, time: float | None) -> schema.Event:
-        return schema.WalkAway(party=party, time=time)
-
 
 ALL = (Say, Select, Offer, Accept, Reject, Quit, SubmitDeal, AcceptDeal, RejectDeal, WalkAway)
+EVENT_OF: dict[str, type[schema.EventBase]] = {
+    "say": schema.Message,
+    "select": schema.Select,
+    "offer": schema.Offer,
+    "accept": schema.Accept,
+    "reject": schema.Reject,
+    "quit": schema.Quit,
+    "submit-deal": schema.SubmitDeal,
+    "accept-deal": schema.AcceptDeal,
+    "reject-deal": schema.RejectDeal,
+    "walk-away": schema.WalkAway,
+}
+"""Action kind -> the event class a legal move of that kind is recorded as."""
 BY_KIND: dict[str, type[Action]] = {cls.model_fields["kind"].default: cls for cls in ALL}
 
 AnyAction = Annotated[Union[ALL], Field(discriminator="kind")]  # type: ignore[valid-type]
