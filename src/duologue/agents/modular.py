@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
 from duologue.core.agent import Agent
+from duologue.core.schema import Dialogue
 from duologue.core.task import IllegalAction, Task
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,14 @@ def data_root() -> Path:
     if configured:
         return Path(configured)
     return Path(__file__).resolve().parents[3].parent / "shared" / "data"
+
+
+def corpus_dialogues(corpus: str, path: Path) -> list[Dialogue]:
+    """The valid dialogues of a native corpus file or folder (invalid records are left out)."""
+    from duologue.data.io import read_corpus
+    from duologue.tasks import corpus_format
+
+    return read_corpus(corpus_format(corpus), path, skip_invalid=True).dialogues
 
 
 def resolve_corpus(argument: str | None, relative: str) -> Path | None:

@@ -41,7 +41,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from duologue.agents.modular import START, ActPolicy, Candidate, Knowledge, ModularAgent, UtteranceIndex, escape_braces
+from duologue.agents.modular import START, ActPolicy, Candidate, Knowledge, ModularAgent, UtteranceIndex, corpus_dialogues, escape_braces
 from duologue.core import actions
 from duologue.core.schema import AcceptDeal, Dialogue, Message, RejectDeal, SubmitDeal, WalkAway
 from duologue.core.task import Observation, Task
@@ -389,13 +389,6 @@ def _roles_of(candidate: Candidate) -> dict[str, str]:
     return dict(pair.split("=", 1) for pair in tag.split(";") if pair)
 
 
-def read_dialogues(path: Path) -> list[Dialogue]:
-    from duologue.data.io import read_corpus
-    from duologue.tasks import corpus_format
-
-    return read_corpus(corpus_format("casino"), path, skip_invalid=True).dialogues
-
-
 # ---------------------------------------------------------------------------- the agent
 
 
@@ -407,7 +400,7 @@ class CasinoModularAgent(ModularAgent):
 
     @classmethod
     def build_knowledge(cls, path: Path) -> Knowledge:
-        dialogues = read_dialogues(path)
+        dialogues = corpus_dialogues("casino", path)
         if not dialogues:
             raise ValueError("no valid CaSiNo dialogue")
         policy = ActPolicy()

@@ -38,7 +38,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from duologue.agents.modular import START, ActPolicy, Knowledge, ModularAgent, UtteranceIndex, content_words, escape_braces
+from duologue.agents.modular import START, ActPolicy, Knowledge, ModularAgent, UtteranceIndex, content_words, corpus_dialogues, escape_braces
 from duologue.core import actions
 from duologue.core.schema import Dialogue, Message
 from duologue.core.task import Observation, Task
@@ -301,13 +301,6 @@ def build_index(dialogues: Sequence[Dialogue]) -> tuple[UtteranceIndex, dict[str
     return index, dict(counts)
 
 
-def read_dialogues(path: Path) -> list[Dialogue]:
-    from duologue.data.io import read_corpus
-    from duologue.tasks import corpus_format
-
-    return read_corpus(corpus_format("craigslist"), path, skip_invalid=True).dialogues
-
-
 # ---------------------------------------------------------------------------- the agent
 
 
@@ -319,7 +312,7 @@ class CraigslistModularAgent(ModularAgent):
 
     @classmethod
     def build_knowledge(cls, path: Path) -> Knowledge:
-        dialogues = read_dialogues(path)
+        dialogues = corpus_dialogues("craigslist", path)
         if not dialogues:
             raise ValueError("no valid CraigslistBargain dialogue")
         policy = ActPolicy()
