@@ -21,7 +21,7 @@ from rich.table import Table
 from duologue.core.schema import Dialogue, dialogue_json_schema
 from duologue.data.formats import Problem
 from duologue.llm.settings import LLMConfigError, LLMError
-from duologue.data.io import CorpusReadError, dump_dialogue, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, write_dialogues, write_native
+from duologue.data.io import CorpusReadError, dump_dialogue, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, validate_corpus, write_dialogues, write_native
 from duologue.tasks import CORPUS_FORMATS, UnknownNameError, corpus_format
 
 app = typer.Typer(help="duologue: two-party dialogue with a goal.", no_args_is_help=True, add_completion=False)
@@ -59,8 +59,11 @@ def reading(label: str) -> Iterator:
         yield lambda n=1: progress.advance(task, n)
 
 
-def load(corpus: str, path: Path, *, skip_invalid: bool) -> ReadResult:
-    """Read a corpus for a command, turning every input mistake into a clean exit."""
+def load(corpus: str, path: Path, *, skip_invalid: bool, check_only: bool = False) -> ReadResult:
+    """Read a corpus for a command, turning every input mistake into a clean exit.
+
+    `check_only`: problems and counts without building dialogues (native corpora; what validating needs).
+    """
     if not path.exists():
         raise fail(f"{path}: no such file or folder")
     if not list_files(path):
@@ -70,6 +73,8 @@ def load(corpus: str, path: Path, *, skip_invalid: bool) -> ReadResult:
             if corpus == OWN:
                 return read_dialogues(path, skip_invalid=skip_invalid)
             fmt = corpus_format(corpus)
+            if check_only:
+                return validate_corpus(fmt, path, progress=advance)
             return read_corpus(fmt, path, skip_invalid=skip_invalid, progress=advance)
     except UnknownNameError as error:
         raise fail(str(error)) from None
@@ -124,7 +129,7 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json", help="Print problems as JSON lines.")] = False,
 ) -> None:
     """Check every record: structure, types and the task's rules. Exit 1 when anything is invalid."""
-    result = load(corpus, path, skip_invalid=True)
+    result = load(corpus, path, skip_invalid=True, check_only=True)
     if as_json:
         for p in result.problems:
             sys.stdout.write(json.dumps({"file": p.file, "line": p.line, "record": p.record, "path": p.path, "reason": p.reason}, ensure_ascii=False) + "\n")

@@ -124,3 +124,43 @@ def test_hugging_face_export_round_trips(tmp_path: Path):
     assert dataset.column_names[:5] == ["schema_version", "id", "task", "split", "language"]
     assert dataset[0]["utterances"] == ["hi", "hello"]
     assert dialogues_from_hf(dataset) == dialogues
+
+
+# ----------------------------------------------------------------- checking without building
+
+VALIDATE_CASES = [
+    ("casino", "casino/casino_broken.json"),
+    ("casino", "casino/casino_sample.json"),
+    ("craigslist", "craigslist/broken.json"),
+    ("craigslist", "craigslist/hf.jsonl"),
+    ("mutualfriends", "mutualfriends/broken.json"),
+    ("mutualfriends", "mutualfriends/hf_validation.json"),
+    ("duo", "duo"),
+]
+
+
+@pytest.mark.parametrize("corpus, relative", VALIDATE_CASES)
+def test_validating_finds_what_reading_finds(corpus: str, relative: str, fixtures: Path):
+    """`validate_corpus` skips building dialogues but must report the same problems and counts."""
+    from duologue.data.io import validate_corpus
+    from duologue.tasks import corpus_format
+
+    fmt = corpus_format(corpus)
+    read = read_corpus(fmt, fixtures / relative, skip_invalid=True)
+    checked = validate_corpus(fmt, fixtures / relative)
+    assert checked.dialogues == []
+    assert (checked.records, checked.invalid, checked.files) == (read.records, read.invalid, read.files)
+    assert checked.problems == read.problems
+
+
+@pytest.mark.parametrize("corpus, relative", [("duo", "duo"), ("casino", "casino/split"), ("craigslist", "craigslist/validation.json")])
+def test_validating_the_real_corpora_agrees_with_reading_them(corpus: str, relative: str, corpus_path):
+    from duologue.data.io import validate_corpus
+    from duologue.tasks import corpus_format
+
+    fmt = corpus_format(corpus)
+    path = corpus_path(relative)
+    read = read_corpus(fmt, path, skip_invalid=True)
+    checked = validate_corpus(fmt, path)
+    assert (checked.records, checked.invalid, len(checked.problems)) == (read.records, read.invalid, len(read.problems))
+    assert read.invalid == 0 and len(read.dialogues) == read.records

@@ -176,6 +176,17 @@ def read_corpus(
         return _read_corpus(fmt, Path(path), skip_invalid=skip_invalid, progress=progress)
 
 
+def validate_corpus(fmt: CorpusFormat, path: Path | str, *, progress: Callable[[int], None] | None = None) -> ReadResult:
+    """Check every record of a native corpus without building dialogues: problems and counts only.
+
+    What `duologue data validate` needs. A record that passes `check` always converts (the
+    readers' property tests hold them to that), so skipping the conversion loses no problem; the
+    returned result has no dialogues.
+    """
+    with _no_cyclic_gc():
+        return _read_corpus(fmt, Path(path), skip_invalid=True, progress=progress, build=False)
+
+
 @contextmanager
 def _no_cyclic_gc() -> Iterator[None]:
     """Pause Python's cyclic garbage collector while a corpus is read, then restore it.
@@ -196,7 +207,7 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _read_corpus(fmt: CorpusFormat, path: Path, *, skip_invalid: bool, progress: Callable[[int], None] | None) -> ReadResult:
+def _read_corpus(fmt: CorpusFormat, path: Path, *, skip_invalid: bool, progress: Callable[[int], None] | None, build: bool = True) -> ReadResult:
     result = ReadResult()
     seen_ids: dict[str, str] = {}
     files: set[Path] = set()
@@ -224,6 +235,8 @@ def _read_corpus(fmt: CorpusFormat, path: Path, *, skip_invalid: bool, progress:
             result.invalid += 1
             where = {"file": file_name, "record": rid if rid is not None else f"#{raw.index}", "line": raw.line or _array_line(raw, array_lines)}
             result.problems.extend(p.located(**where) for p in problems)
+            continue
+        if not build:
             continue
         try:
             dialogue = fmt.to_dialogue(raw.record, file=file_name, index=raw.index, split=split)
