@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Iterable, Literal, Mapping
 
 from duologue.core.schema import Dialogue, Message, Outcome, Party, Scenario, Select, Source, SystemNote
 from duologue.data.formats import Checker, CorpusFormat, Problem, json_type, model_builder
@@ -77,6 +77,10 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 def _is_object(value: Any) -> bool:
     """`isinstance(value, Mapping)`, answered at once for the dicts JSON gives (the ABC check is slow)."""
     return isinstance(value, dict) or isinstance(value, Mapping)
+
+
+def _all_strings(values: Iterable[Any]) -> bool:
+    return all(type(value) is str for value in values)
 
 
 def key_path(path: str, key: str) -> str:
@@ -136,6 +140,136 @@ _MESSAGE = model_builder(Message, "party", "time", "text", "extra")
 _SELECT = model_builder(Select, "party", "time", "item", "extra")
 
 
+# --------------------------------------------------------------------------- the quick check
+# Each helper returns what the rules need when its part is sound, else None (unsure).
+
+
+def _finite_number(value: Any) -> bool:
+    return type(value) in (int, float) and math.isfinite(value)
+
+
+def _quick_time(raw: Any, *, numeric_only: bool) -> bool:
+    if raw is None:
+        return True
+    if type(raw) is str:
+        return not numeric_only and seconds(raw) is not None
+    return _finite_number(raw)
+
+
+def _quick_agents(agents: Any) -> bool:
+    return type(agents) is dict and agents.keys() == {"0", "1"} and type(agents["0"]) is str and type(agents["1"]) is str
+
+
+def _quick_cocoa_scenario(record: dict[str, Any]) -> tuple[list[str], list[Any] | None, list[list[dict[str, Any]]]] | None:
+    scenario, outcome = record.get("scenario"), record.get("outcome")
+    if type(record.get("uuid")) is not str or ("scenario_uuid" in record and type(record["scenario_uuid"]) is not str):
+        return None
+    if type(scenario) is not dict or type(scenario.get("uuid")) is not str or type(outcome) is not dict or not _finite_number(outcome.get("reward")):
+        return None
+    alphas = scenario.get("alphas")
+    attributes, kbs = scenario.get("attributes"), scenario.get("kbs")
+    if ("alphas" in scenario and type(alphas) is not list) or type(attributes) is not list or type(kbs) is not list or len(kbs) != 2:
+        return None
+    names = []
+    for attribute in attributes:
+        if type(attribute) is not dict or type(attribute.get("name")) is not str or type(attribute.get("value_type")) is not str:
+            return None
+        if any(flag in attribute and type(attribute[flag]) is not bool for flag in ("unique", "multivalued", "entity")):
+            return None
+        names.append(attribute["name"])
+    if len(set(names)) != len(names):
+        return None
+    for kb in kbs:
+        if type(kb) is not list or not all(type(friend) is dict and _all_strings(friend.values()) for friend in kb):
+            return None
+    return names, alphas, kbs
+
+
+def _quick_cocoa_events(events: Any) -> list[tuple[int, dict[str, Any]]] | None:
+    if type(events) is not list:
+        return None
+    selections = []
+    for event in events:
+        if type(event) is not dict or "data" not in event or "time" not in event:
+            return None
+        agent, action, data = event.get("agent"), event.get("action"), event["data"]
+        if type(agent) is not int or agent not in (0, 1) or not _quick_time(event["time"], numeric_only=False):
+            return None
+        if "start_time" in event and not _quick_time(event["start_time"], numeric_only=False):
+            return None
+        if action == "message":
+            if type(data) is not str:
+                return None
+        elif action == "select" and type(data) is dict and _all_strings(data.values()):
+            selections.append((agent, data))
+        else:
+            return None
+    return selections
+
+
+def _quick_pair(names: Any, values: Any) -> dict[str, Any] | None:
+    if type(names) is not list or type(values) is not list or len(names) != len(values) or not _all_strings(names) or not _all_strings(values):
+        return None
+    friend = dict(zip(names, values))
+    return friend if len(friend) == len(names) else None
+
+
+def _quick_hf_scenario(record: dict[str, Any]) -> tuple[list[str], list[Any] | None, list[list[dict[str, Any]]]] | None:
+    if type(record.get("uuid")) is not str or type(record.get("scenario_uuid")) is not str or not _finite_number(record.get("outcome_reward")):
+        return None
+    alphas, columns, kbs = record.get("scenario_alphas"), record.get("scenario_attributes"), record.get("scenario_kbs")
+    if type(alphas) is not list or type(columns) is not dict or type(kbs) is not list or len(kbs) != 2:
+        return None
+    if not all(type(values) is list for values in columns.values()) or len({len(values) for values in columns.values()}) > 1:
+        return None
+    names, unique, value_types = columns.get("name"), columns.get("unique"), columns.get("value_type")
+    if names is None or unique is None or value_types is None:
+        return None
+    if not _all_strings(names) or not _all_strings(value_types) or not all(type(u) is bool for u in unique) or len(set(names)) != len(names):
+        return None
+    friends_by_party = []
+    for kb in kbs:
+        if type(kb) is not list:
+            return None
+        friends = []
+        for pair in kb:
+            friend = _quick_pair(pair[0], pair[1]) if type(pair) is list and len(pair) == 2 else None
+            if friend is None:
+                return None
+            friends.append(friend)
+        friends_by_party.append(friends)
+    return names, alphas, friends_by_party
+
+
+def _quick_hf_events(events: Any) -> list[tuple[int, dict[str, Any]]] | None:
+    if type(events) is not dict:
+        return None
+    columns = [events.get(column) for column in ("actions", "start_times", "data_messages", "agents", "times")]
+    selects = events.get("data_selects")
+    if type(selects) is not dict:
+        return None
+    columns += [selects.get("attributes"), selects.get("values")]
+    if not all(type(column) is list for column in columns) or len({len(column) for column in columns}) != 1:
+        return None
+    selections = []
+    for action, start, message, agent, time, names, values in zip(*columns):
+        if type(agent) is not int or agent not in (0, 1) or type(message) is not str:
+            return None
+        if not _quick_time(time, numeric_only=True) or not _quick_time(start, numeric_only=True):
+            return None
+        selection = _quick_pair(names, values)
+        if selection is None:
+            return None
+        if action == "message":
+            if selection:
+                return None
+        elif action == "select" and message == "":
+            selections.append((agent, selection))
+        else:
+            return None
+    return selections
+
+
 # --------------------------------------------------------------------------- the checked view
 
 
@@ -181,6 +315,31 @@ class MutualFriendsFormat(CorpusFormat):
         if _is_object(record) and isinstance(record.get("uuid"), str):
             return record["uuid"]
         return None
+
+    def quick_check(self, record: dict[str, Any]) -> bool:
+        # Answers the common case, a sound record, in one tight pass; every rule of the detailed
+        # walk below is here too, and anything unusual returns False so that walk words it.
+        if shape_of(record) == "hf":
+            scenario = _quick_hf_scenario(record)
+            selections = _quick_hf_events(record.get("events")) if scenario is not None else None
+        else:
+            scenario = _quick_cocoa_scenario(record)
+            selections = _quick_cocoa_events(record.get("events")) if scenario is not None else None
+        if scenario is None or selections is None or not _quick_agents(record.get("agents")):
+            return False
+        names, alphas, kbs = scenario
+        expected = set(names)
+        for kb in kbs:
+            if not rules.MIN_FRIENDS <= len(kb) <= rules.MAX_FRIENDS or any(friend.keys() != expected for friend in kb):
+                return False
+        if alphas is not None:
+            if any(type(a) not in (int, float) or not math.isfinite(a) or a <= 0 for a in alphas):
+                return False
+            if alphas and len(alphas) != len(names):
+                return False
+        if len(rules.shared_friends(kbs[0], kbs[1])) != 1:
+            return False
+        return all(item in kbs[agent] for agent, item in selections)
 
     def check_in_detail(self, record: Any) -> list[Problem]:
         c = Checker()
@@ -262,6 +421,8 @@ class MutualFriendsFormat(CorpusFormat):
         if not _is_object(friend):
             c.fail(path, f"expected a friend record (attribute -> value), got {json_type(friend)}")
             return False
+        if _all_strings(friend.values()):
+            return True
         sound = True
         for key, value in friend.items():
             if not isinstance(value, str):
@@ -373,6 +534,10 @@ class MutualFriendsFormat(CorpusFormat):
 
     def _check_hf_pair(self, names: Any, values: Any, names_path: str, values_path: str, c: Checker) -> dict[str, Any] | None:
         """A friend stored column-wise: a list of attribute names and a list of their values."""
+        if type(names) is list and type(values) is list and len(names) == len(values) and _all_strings(names) and _all_strings(values):
+            friend = dict(zip(names, values))
+            if len(friend) == len(names):  # the common case, answered without the detailed walk
+                return friend
         sound = True
         for part, part_path in ((names, names_path), (values, values_path)):
             if not isinstance(part, list):
@@ -388,11 +553,14 @@ class MutualFriendsFormat(CorpusFormat):
         if len(names) != len(values):
             c.fail(values_path, f"{len(values)} values for {len(names)} attribute names")
             return None
+        friend = dict(zip(names, values))
+        if len(friend) == len(names):  # no name twice: the common case, without the quadratic search
+            return friend
         for j, name in enumerate(names):
             if name in names[:j]:
                 c.fail(f"{names_path}[{j}]", f"attribute {name!r} appears twice in one friend")
                 return None
-        return dict(zip(names, values))
+        return friend
 
     def _check_hf_events(self, events: Mapping[str, Any], view: _View, c: Checker) -> None:
         columns: dict[str, list[Any]] = {}
@@ -500,7 +668,7 @@ class MutualFriendsFormat(CorpusFormat):
                 continue
             expected = set(view.attribute_names)
             for friend_path, friend in friends:
-                if friend is None:
+                if friend is None or friend.keys() == expected:
                     continue
                 missing = [a for a in view.attribute_names if a not in friend]
                 extra = [a for a in friend if a not in expected]
