@@ -430,6 +430,10 @@ from duologue.llm.cli import llm_app  # noqa: E402  (the `duologue llm` commands
 
 app.add_typer(llm_app, name="llm")
 
+from duologue.evaluation.cli import analyze_app  # noqa: E402  (analysis commands live with the evaluation layer)
+
+app.add_typer(analyze_app, name="analyze")
+
 
 @app.command()
 def serve(
