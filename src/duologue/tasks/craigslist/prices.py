@@ -177,10 +177,12 @@ def listing_numbers(lines: Iterable[str]) -> tuple[set[float], set[float]]:
 
 
 def _to_float(digits: str) -> float | None:
+    """The number the digits write, or None; a number too long for a float (inf) is no price."""
     try:
-        return float(digits.replace(",", ""))
+        value = float(digits.replace(",", ""))
     except ValueError:
         return None
+    return value if math.isfinite(value) else None
 
 
 # ---------------------------------------------------------------------- digits
