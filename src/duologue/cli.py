@@ -441,8 +441,12 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0 to let other machines in).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     db: Annotated[Optional[str], typer.Option("--db", help="Database URL (default: sqlite:///duologue.db in this folder; postgresql+psycopg://... works the same).")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes (more than 1 needs PostgreSQL and --redis).")] = 1,
+    redis: Annotated[Optional[str], typer.Option("--redis", help="Redis URL (redis://host:6379/0): workers share dialogues and the lobby through it.")] = None,
 ) -> None:
     """Start the live platform: people play any task in their browser, against each other or a bot."""
+    import os
+
     try:
         import uvicorn
 
@@ -456,7 +460,11 @@ def serve(
         overrides["database_url"] = db
     if study:
         overrides["study"] = study
+    if redis:
+        overrides["redis_url"] = redis
     settings = Settings(**overrides)
+    if workers > 1 and (settings.database_url.startswith("sqlite") or not settings.redis_url):
+        raise fail("--workers > 1 needs a database all workers share (--db postgresql+psycopg://...) and Redis (--redis redis://...); SQLite is for one process")
     try:
         studies = load_studies(settings.study) if settings.study else None
         web_app = create_app(settings, studies)
@@ -472,7 +480,17 @@ def serve(
         console.print(f"  {item.task:<18} {base}/study/{item.id}", highlight=False, soft_wrap=True)
     console.print(f"raters: {base}/rate?rater=<their id>")
     console.print(f"admin:  {base}/admin?token={settings.admin_token}")
-    uvicorn.run(web_app, host=host, port=port, log_level="warning")
+    if workers == 1 and not settings.redis_url:
+        uvicorn.run(web_app, host=host, port=port, log_level="warning")
+        return
+    web_app.state.platform.storage.close()
+    # each worker process builds its own app from the environment: same database, Redis, secrets
+    shared = {"database_url": settings.database_url, "redis_url": settings.redis_url, "admin_token": settings.admin_token, "secret": settings.secret}
+    if settings.study:
+        shared["study"] = str(settings.study)
+    os.environ.update({f"DUOLOGUE_{name.upper()}": str(value) for name, value in shared.items() if value is not None})
+    console.print(f"{workers} worker process(es) sharing Redis at {settings.redis_url}")
+    uvicorn.run("duologue.web.app:create_app_from_env", factory=True, workers=workers, host=host, port=port, log_level="warning")
 
 
 train_app = typer.Typer(help="Train the models duologue ships (needs the `ml` extra).", no_args_is_help=True)

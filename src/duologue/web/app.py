@@ -1,6 +1,9 @@
 """The app factory: `create_app()` wires settings, storage, studies, live dialogues and routers.
 
 `duologue serve` runs it with uvicorn; tests build their own app with a temporary database.
+With `--workers N`, uvicorn imports `create_app_from_env` in each worker process (settings come from
+`DUOLOGUE_*` environment variables) and the workers cooperate through Redis and PostgreSQL
+(`duologue.web.cluster`).
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
+from duologue.web.cluster import ClusterUnavailable
 from duologue.web.live import LiveHub
 from duologue.web.matchmaker import Matchmaker
 from duologue.web.settings import Settings
-from duologue.web.storage import Storage
+from duologue.web.storage import Storage, StorageUnavailable
 from duologue.web.study import Study, default_studies, load_studies
 
 HERE = Path(__file__).parent
@@ -80,13 +84,16 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
         except Exception:
             continue
         known.setdefault(study.id, study)
-    hub = LiveHub(storage, settings)
+    hub = LiveHub(storage, settings, known)
     matchmaker = Matchmaker(known, storage, hub)
     state = Platform(settings, storage, known, hub, matchmaker)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        hub.mark_interrupted()
+        if settings.redis_url:  # several workers: live dialogues belong to all of them, none is interrupted
+            await hub.join_cluster(settings.redis_url)
+        else:
+            hub.mark_interrupted()
         yield
         await matchmaker.close()
         await hub.close()
@@ -110,7 +117,20 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
             return JSONResponse({"detail": error.detail}, status_code=error.status_code, headers=getattr(error, "headers", None))
         return templates.TemplateResponse(request, "error.html", {"status": error.status_code, "detail": error.detail}, status_code=error.status_code)
 
+    @app.exception_handler(StorageUnavailable)
+    @app.exception_handler(ClusterUnavailable)
+    async def unavailable(request: Request, error: Exception):
+        """The database or Redis is away for a moment: say so (503, retry), never a stack trace."""
+        from fastapi.responses import JSONResponse
+
+        return JSONResponse({"detail": "the platform is briefly unavailable; please try again in a moment"}, status_code=503, headers={"Retry-After": "2"})
+
     return app
+
+
+def create_app_from_env() -> FastAPI:
+    """The app from `DUOLOGUE_*` environment variables only: what each uvicorn worker process imports."""
+    return create_app(Settings())
 
 
 def page(request: Request, name: str, context: dict | None = None, status_code: int = 200) -> HTMLResponse:

@@ -4,18 +4,28 @@ Rules: a participant is never paired with themselves (two tabs with the same id 
 a returning participant gets their unfinished dialogue back; quotas per partner type and per
 scenario are respected (a full study says so instead of pairing); a bot takes the seat after the
 study's `bot_wait_seconds`, or at once when the study allows no human partner.
+
+With several worker processes (`Settings.redis_url`) the waiting list lives in Redis instead
+(`duologue.web.cluster`): each worker polls for its own waiters, the two longest-waiting people of
+a study are taken out together by one atomic script (whichever worker they wait on), and a bot is
+given only to a waiter that an atomic removal proves nobody has paired meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from dataclasses import dataclass, field
 
+from duologue.web.cluster import ClusterUnavailable
 from duologue.web.live import LiveHub
-from duologue.web.storage import Seat, Storage
+from duologue.web.storage import Seat, Storage, StorageUnavailable
 from duologue.web.study import Partner, ScenarioPool, Study
+
+
+log = logging.getLogger(__name__)
 
 
 class LobbyRefused(Exception):
@@ -55,7 +65,7 @@ class Matchmaker:
     def existing_seat(self, study: Study, participant_id: str) -> Seat | None:
         """A dialogue to send a returning participant back to: live, or finished with the questionnaire open."""
         for seat, info in reversed(self.storage.seats_of_participant(participant_id, study.id)):
-            if info.status == "live" and self.hub.get(info.id) is not None:
+            if self.hub.reachable(info):
                 return seat
             if info.status == "finished" and not seat.questionnaire_done:
                 return seat
@@ -71,6 +81,8 @@ class Matchmaker:
             raise LobbyRefused("you have already taken part in this study; thank you!")
         if self._partners_open(study) == []:
             raise LobbyRefused("this study is full; thank you for your interest")
+        if self.hub.cluster is not None:
+            return await self._join_shared(study, participant_id)
         lobby = self.waiting.setdefault(study.id, {})
         previous = lobby.pop(participant_id, None)
         if previous is not None and not previous.ticket.done():
@@ -162,6 +174,85 @@ class Matchmaker:
                     continue
                 self._pair_humans(study)
                 self._pair_bots(study)
+
+    # ------------------------------------------------------------------ several worker processes
+
+    async def _join_shared(self, study: Study, participant_id: str) -> Seat:
+        """Wait in the study's lobby in Redis until paired here, on another worker, or with a bot."""
+        cluster = self.hub.cluster
+        assert cluster is not None
+        since = time.time()
+        try:
+            await cluster.lobby_enter(study.id, participant_id, since)
+        except ClusterUnavailable:
+            raise LobbyRefused("the platform is briefly unavailable; please reload this page in a moment") from None
+        here = Waiter(participant_id, since, asyncio.get_running_loop().create_future())
+        self.waiting.setdefault(study.id, {})[participant_id] = here
+        seated = False
+        try:
+            while True:
+                try:
+                    token = await cluster.pick_up_seat(study.id, participant_id)
+                    seat = self.storage.seat_by_token(token) if token else None
+                    if seat is None:
+                        await cluster.lobby_keep(study.id, participant_id, since)
+                        await self._pair_shared(study)
+                        seat = await self._bot_for(study, participant_id, since)
+                    if seat is not None:
+                        seated = True
+                        return seat
+                except (ClusterUnavailable, StorageUnavailable) as error:  # wait it out in the lobby
+                    log.warning("lobby of %s waits: %s", study.id, error)
+                await asyncio.sleep(self.tick_seconds)
+        finally:
+            if self.waiting.get(study.id, {}).get(participant_id) is here:
+                del self.waiting[study.id][participant_id]
+            if not seated:
+                await cluster.lobby_leave(study.id, participant_id)
+
+    async def _pair_shared(self, study: Study) -> None:
+        cluster = self.hub.cluster
+        assert cluster is not None
+        human = next((p for p in self._partners_open(study) if p.kind == "human"), None)
+        if human is None:
+            return
+        pair = await cluster.lobby_pair(study.id)
+        if len(pair) < 2:
+            return
+        try:
+            seats = self._start(study, [participant for participant, _ in pair], human)
+        except Exception:
+            await cluster.lobby_return(study.id, pair)
+            raise
+        if seats is None:
+            await cluster.lobby_return(study.id, pair)
+            return
+        for participant, _ in pair:
+            await cluster.hand_seat(study.id, participant, seats[participant].token)
+
+    async def _bot_for(self, study: Study, participant_id: str, since: float) -> Seat | None:
+        """A bot partner once this waiter has waited long enough (or no person can be a partner)."""
+        cluster = self.hub.cluster
+        assert cluster is not None
+        open_partners = self._partners_open(study)
+        humans_possible = any(p.kind == "human" for p in open_partners)
+        if humans_possible and time.time() - since < study.bot_wait_seconds:
+            return None
+        bots = [p for p in open_partners if p.kind == "bot"]
+        if not bots:
+            if not humans_possible:
+                raise LobbyRefused("this study is full; thank you for your interest")
+            return None
+        if not await cluster.lobby_take(study.id, participant_id):
+            return None  # a pairing took this person a moment ago: the seat is on its way
+        try:
+            seats = self._start(study, [participant_id], self._least_used(study, bots))
+        except Exception:
+            await cluster.lobby_return(study.id, [(participant_id, since)])
+            raise
+        if seats is None:
+            raise LobbyRefused("every scenario of this study has its dialogues; thank you!")
+        return seats[participant_id]
 
     async def close(self) -> None:
         if self._ticker is not None:

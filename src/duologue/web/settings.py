@@ -37,3 +37,10 @@ class Settings(BaseSettings):
     codes stay checkable after a restart."""
     completion_code_prefix: str = ""
     """Put in front of every completion code (e.g. `DUO`)."""
+    redis_url: str | None = None
+    """`redis://host:port/0` switches on multi-process mode (see `duologue.web.cluster`): several
+    workers share the database (PostgreSQL) and route moves, views and the lobby through Redis.
+    Without it the platform is one process with everything in memory (the default)."""
+    lease_seconds: float = 5.0
+    """Multi-process mode: a worker that dies loses the dialogues it ran after this long, and
+    another worker takes them over (their bots and clocks)."""

@@ -3,23 +3,39 @@
 The rest of the platform talks to `Storage` only, in the one schema (`Dialogue`, events,
 `Rating`); no other module imports SQLAlchemy, and agents never see the database. Each event is
 written as it happens (one row per event), so a crash loses nothing that was already shown.
+
+Exactly once: events are unique per (dialogue, seq), so two workers can never both write event
+number n; a person's move may carry a client-chosen `move_id`, kept in `moves` (unique per
+dialogue) in the same transaction as the move's events, so a retried move is recognised and not
+applied twice. A database that cannot be reached raises `StorageUnavailable` (the web layer answers
+503); every write is one transaction, so a failure leaves nothing half-written.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from pydantic import TypeAdapter
-from sqlalchemy import Boolean, Float, ForeignKey, Integer, String, Text, create_engine, func, select
+from sqlalchemy import Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, func, select
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from duologue.core.schema import Dialogue, Event, Rating
 
 _EVENT = TypeAdapter(Event)
+
+
+class StorageUnavailable(RuntimeError):
+    """The database cannot be reached now (down, restarting, network); nothing was written."""
+
+
+class EventConflict(RuntimeError):
+    """Another writer already stored these event numbers (or this move id): nothing was written."""
 
 
 class Base(DeclarativeBase):
@@ -44,10 +60,20 @@ class DialogueRow(Base):
 
 class EventRow(Base):
     __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("dialogue_id", "seq", name="one_event_per_seq"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     dialogue_id: Mapped[str] = mapped_column(ForeignKey("dialogues.id"), index=True)
     seq: Mapped[int] = mapped_column(Integer)
     data: Mapped[str] = mapped_column(Text)
+
+
+class MoveRow(Base):
+    """A person's move id, stored with the move's events: a retry with the same id is not applied again."""
+
+    __tablename__ = "moves"
+    dialogue_id: Mapped[str] = mapped_column(String(80), primary_key=True)
+    move_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer)
 
 
 class SeatRow(Base):
@@ -135,6 +161,8 @@ class Storage:
         options: dict[str, Any] = {}
         if url.startswith("sqlite"):
             options["connect_args"] = {"check_same_thread": False}
+        else:  # a server that restarted leaves dead pooled connections: test each before use
+            options["pool_pre_ping"] = True
         self.engine = create_engine(url, **options)
         Base.metadata.create_all(self.engine)
         self._session = sessionmaker(self.engine, expire_on_commit=False)
@@ -155,8 +183,31 @@ class Storage:
         return [_seat(r) for r in rows]
 
     def add_event(self, dialogue_id: str, seq: int, event: Event) -> None:
-        with self._session.begin() as session:
-            session.add(EventRow(dialogue_id=dialogue_id, seq=seq, data=event.model_dump_json()))
+        self.add_events(dialogue_id, seq, [event])
+
+    def add_events(self, dialogue_id: str, first_seq: int, events: list[Event], move_id: str | None = None) -> None:
+        """Store events numbered from `first_seq` (and the move id that made them) in one transaction.
+
+        Raises `EventConflict` when one of those numbers or the move id is already stored.
+        """
+        try:
+            with self._session.begin() as session:
+                session.add_all(EventRow(dialogue_id=dialogue_id, seq=first_seq + i, data=e.model_dump_json()) for i, e in enumerate(events))
+                if move_id is not None:
+                    session.add(MoveRow(dialogue_id=dialogue_id, move_id=move_id, seq=first_seq))
+        except IntegrityError as error:
+            raise EventConflict(f"{dialogue_id}: events from {first_seq} or move {move_id!r} already stored") from error
+
+    def events(self, dialogue_id: str, since: int = 0) -> list[Event]:
+        """A dialogue's stored events from number `since` on, in order."""
+        with self._session() as session:
+            rows = session.scalars(select(EventRow.data).where(EventRow.dialogue_id == dialogue_id, EventRow.seq >= since).order_by(EventRow.seq)).all()
+        return [_EVENT.validate_json(r) for r in rows]
+
+    def move_seen(self, dialogue_id: str, move_id: str) -> bool:
+        """Whether a move with this id was already applied in this dialogue."""
+        with self._session() as session:
+            return session.get(MoveRow, (dialogue_id, move_id)) is not None
 
     def finish_dialogue(self, dialogue: Dialogue, end_reason: str | None) -> None:
         """Mark finished and store the final parties, outcome and meta (events are already stored)."""
@@ -309,3 +360,23 @@ class Storage:
     def studies(self) -> list[dict[str, Any]]:
         with self._session() as session:
             return [json.loads(d) for d in session.scalars(select(StudyRow.data).order_by(StudyRow.id))]
+
+
+def _guarded(method: Callable) -> Callable:
+    """Turn 'cannot reach the database' into `StorageUnavailable`, so callers need not know SQLAlchemy."""
+
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except IntegrityError:
+            raise
+        except DBAPIError as error:
+            raise StorageUnavailable(f"the database is unavailable: {type(error.orig).__name__ if error.orig else error}") from error
+
+    return call
+
+
+for _name, _method in list(vars(Storage).items()):
+    if callable(_method) and not _name.startswith("_") and _name != "close":
+        setattr(Storage, _name, _guarded(_method))

@@ -2,6 +2,11 @@
 
 A seat's token only ever opens that party's own view; asking for the other party's view is
 refused (403), and so is a token that is not a seat (404).
+
+Moves may carry a client-chosen `move_id` (websocket frame field, or in the HTTP body next to
+`kind`): a move sent again with the same id (a retry after a lost answer or a reconnect) is
+acknowledged (`duplicate: true`) and not applied twice. With several workers any worker serves any
+seat: the dialogue is loaded from storage and kept in step with the others.
 """
 
 from __future__ import annotations
@@ -14,13 +19,24 @@ from pydantic import ValidationError
 
 from duologue.core import actions
 from duologue.web.app import page, platform
+from duologue.web.cluster import ClusterUnavailable
 from duologue.web.live import MoveRefused, safe_outcome
-from duologue.web.storage import Seat
+from duologue.web.storage import Seat, StorageUnavailable
 
 router = APIRouter(tags=["chat"])
 
 MAX_FRAME_CHARS = 20_000
 """A websocket frame longer than this is refused before parsing (no message needs more)."""
+MAX_MOVE_ID_CHARS = 100
+
+
+def move_id_of(value: Any) -> str | None:
+    """A client's move id: a short string, or none (older clients send none)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not 1 <= len(value) <= MAX_MOVE_ID_CHARS:
+        raise MoveRefused(f"move_id must be a string of 1-{MAX_MOVE_ID_CHARS} characters", status=422)
+    return value
 
 
 def seat_or_404(state, token: str) -> Seat:
@@ -82,7 +98,7 @@ async def view(request: Request, token: str, party: str | None = None) -> dict[s
     seat = seat_or_404(state, token)
     if party is not None and party != seat.party:
         raise HTTPException(403, "you can only see your own side of the dialogue")
-    live = state.hub.get(seat.dialogue_id)
+    live = await state.hub.open(seat.dialogue_id)
     return live.view(seat.party) if live is not None else stored_view(state, seat)
 
 
@@ -91,28 +107,41 @@ async def post_move(request: Request, token: str, move: Any = Body(...)) -> dict
     """Make a move (`{"kind": "say", "text": "hi"}`, `{"kind": "submit-deal", ...}`)."""
     state = platform(request)
     seat = seat_or_404(state, token)
-    live = state.hub.get(seat.dialogue_id)
-    if live is None or live.task.done:
-        raise HTTPException(409, "this dialogue is over")
     try:
-        await live.move(seat.party, parse_move(move))
+        move_id = move_id_of(request.query_params.get("move_id") or (move.pop("move_id", None) if isinstance(move, dict) else None))
+        action = parse_move(move)
     except MoveRefused as refused:
         raise HTTPException(refused.status, refused.reason) from None
-    return {"ok": True, "view": live.view(seat.party)}
+    live = await state.hub.open(seat.dialogue_id)
+    if live is None or live.task.done:
+        if move_id is not None and state.storage.move_seen(seat.dialogue_id, move_id):
+            return {"ok": True, "duplicate": True, "view": live.view(seat.party) if live is not None else stored_view(state, seat)}
+        raise HTTPException(409, "this dialogue is over")
+    try:
+        applied = await live.move(seat.party, action, move_id)
+    except MoveRefused as refused:
+        raise HTTPException(refused.status, refused.reason) from None
+    return {"ok": True, "duplicate": not applied, "view": live.view(seat.party)}
 
 
 @router.websocket("/ws/chat/{token}")
 async def chat_socket(websocket: WebSocket, token: str):
-    """Frames in: `{"type": "move", "action": {...}}`, `{"type": "typing"}`. Out: `state`, `typing`,
-    `partner` (connected or not) and `error` frames."""
+    """Frames in: `{"type": "move", "action": {...}, "move_id": "..."}` (move_id optional),
+    `{"type": "typing"}`. Out: `state`, `typing`, `partner` (connected or not), `ack` (for a move with
+    a move_id) and `error` frames (503: the platform is briefly unavailable, reconnect and resend)."""
     state = websocket.app.state.platform
     await websocket.accept()
-    seat = state.storage.seat_by_token(token)
+    try:
+        seat = state.storage.seat_by_token(token)
+        live = await state.hub.open(seat.dialogue_id) if seat is not None and seat.kind == "human" else None
+    except (StorageUnavailable, ClusterUnavailable):
+        await websocket.send_json({"type": "error", "status": 503, "reason": "the platform is briefly unavailable; reconnecting"})
+        await websocket.close(code=1013)
+        return
     if seat is None or seat.kind != "human":
         await websocket.send_json({"type": "error", "status": 404, "reason": "no such seat"})
         await websocket.close(code=1008)
         return
-    live = state.hub.get(seat.dialogue_id)
     if live is None:
         await websocket.send_json(stored_view(state, seat))
         await websocket.close()
@@ -135,10 +164,17 @@ async def chat_socket(websocket: WebSocket, token: str):
             if frame.get("type") == "typing":
                 await live.typing(seat.party)
             elif frame.get("type") == "move":
+                move_id = frame.get("move_id")
                 try:
-                    await live.move(seat.party, parse_move(frame.get("action")))
+                    move_id = move_id_of(move_id)
+                    applied = await live.move(seat.party, parse_move(frame.get("action")), move_id)
+                    if move_id is not None:
+                        await websocket.send_json({"type": "ack", "move_id": move_id, "duplicate": not applied})
+                        if not applied:  # the retry's sender may have missed the state that followed
+                            await websocket.send_json(live.view(seat.party))
                 except MoveRefused as refused:
-                    await websocket.send_json({"type": "error", "status": refused.status, "reason": refused.reason})
+                    error = {"type": "error", "status": refused.status, "reason": refused.reason}
+                    await websocket.send_json({**error, "move_id": move_id} if isinstance(move_id, str) else error)
             elif frame.get("type") == "ping":
                 await websocket.send_json({"type": "pong"})
             else:

@@ -1,0 +1,133 @@
+"""Several server processes as one platform: PostgreSQL shared, Redis between them.
+
+Two people who join the lobby on different processes are paired with each other, each talks to
+their own process, and they finish a CaSiNo deal: every event is stored once and both saw the same
+transcript. Also `duologue serve --workers 2` (uvicorn's worker processes behind one port), and
+the refusal of several workers on SQLite or without Redis.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import httpx
+from typer.testing import CliRunner
+
+from duologue import cli
+from duologue.web.storage import Storage
+from web.services import chat, latest_state, lobby, mover, redis_server, seat_token, servers, shared_postgres  # noqa: F401 (fixtures)
+from web.webtest_helpers import next_move
+
+
+def until_reply(ws, move_id: str, seen: list) -> dict:
+    """Frames until the `ack` or `error` of this move (states on the way are kept in `seen`)."""
+    while True:
+        frame = ws.receive_json()
+        seen.append(frame)
+        if frame.get("type") in ("ack", "error") and frame.get("move_id") == move_id:
+            return frame
+
+
+def play_to_a_deal(sockets: dict, seen: dict[str, list], limit: int = 40, states: dict | None = None) -> dict[str, dict]:
+    """Both people play with `next_move` (each move with a fresh move id) until the dialogue ends.
+
+    states: each person's current state when already read (else the next state frame is read)."""
+    states = states or {name: latest_state(ws, seen=seen[name]) for name, ws in sockets.items()}
+    said = {name: 0 for name in sockets}
+    for _ in range(limit):
+        if all(s["done"] for s in states.values()):
+            return states
+        name = mover(states)
+        assert name is not None, states
+        count = len(states[name]["events"])
+        move = {"type": "move", "action": next_move(states[name], said[name]), "move_id": uuid.uuid4().hex}
+        mark = len(seen[name])
+        for _ in range(10):  # like the page: a move refused with 503 is sent again (same id)
+            sockets[name].send_json(move)
+            reply = until_reply(sockets[name], move["move_id"], seen[name])
+            if reply["type"] == "ack":
+                break
+            assert reply["status"] == 503, reply
+            time.sleep(0.5)
+        said[name] += 1
+        shown = [f for f in seen[name][mark:] if f.get("type") == "state" and len(f["events"]) > count]
+        states = {n: shown[-1] if n == name and shown else latest_state(ws, count, seen=seen[n]) for n, ws in sockets.items()}
+    raise AssertionError("the dialogue did not end")
+
+
+def stored_dialogue(server, dialogue_id: str):
+    storage = Storage(server.database_url)
+    try:
+        return storage.dialogue(dialogue_id), storage.info(dialogue_id)
+    finally:
+        storage.close()
+
+
+def test_two_people_on_different_processes_are_paired_and_finish_a_casino_deal(servers):
+    first, second = servers(2)
+    waiting_a = lobby(first, "casino-people", "alice")
+    waiting_b = lobby(second, "casino-people", "bob")
+    token_a, token_b = seat_token(waiting_a), seat_token(waiting_b)
+    seen = {"alice": [], "bob": []}
+    with chat(first, token_a) as ws_a, chat(second, token_b) as ws_b:
+        final = play_to_a_deal({"alice": ws_a, "bob": ws_b}, seen)
+    assert final["alice"]["dialogue"] == final["bob"]["dialogue"]
+    assert final["alice"]["party"] != final["bob"]["party"]
+    assert final["alice"]["outcome"]["agreed"] and final["bob"]["outcome"]["agreed"]
+    stored, info = stored_dialogue(first, final["alice"]["dialogue"])
+    assert info.status == "finished" and stored.outcome is not None and stored.outcome.agreed
+    stored_events = [e.model_dump(mode="json") for e in stored.events]
+    for name in ("alice", "bob"):
+        assert [{k: v for k, v in e.items() if k != "own"} for e in final[name]["events"]] == stored_events
+    kinds = [e["kind"] for e in stored_events]
+    assert "submit-deal" in kinds and "accept-deal" in kinds
+    # the same page works on either process
+    for server in (first, second):
+        view = httpx.get(f"{server.base}/api/chat/{token_a}/view", timeout=10).json()
+        assert view["done"] and len(view["events"]) == len(stored_events)
+
+
+def test_serve_with_two_workers_pairs_two_people_behind_one_port(servers):
+    (server,) = servers(1, workers=2)
+    waiting_a = lobby(server, "casino-people", "carol")
+    waiting_b = lobby(server, "casino-people", "dave")
+    token_a, token_b = seat_token(waiting_a), seat_token(waiting_b)
+    seen = {"carol": [], "dave": []}
+    with chat(server, token_a) as ws_a, chat(server, token_b) as ws_b:
+        final = play_to_a_deal({"carol": ws_a, "dave": ws_b}, seen)
+    stored, info = stored_dialogue(server, final["carol"]["dialogue"])
+    assert info.status == "finished" and len(stored.events) == len(final["dave"]["events"])
+
+
+def test_a_person_and_a_bot_play_through_another_process_than_the_one_that_started_it(servers):
+    first, second = servers(2)
+    token = seat_token(lobby(first, "casino-bot", "erin"))
+    seen: list = []
+    with chat(second, token) as ws:
+        state = latest_state(ws, seen=seen)
+        said = 0
+        for _ in range(40):
+            if state["done"]:
+                break
+            if state["legal"]:
+                count = len(state["events"])
+                ws.send_json({"type": "move", "action": next_move(state, said), "move_id": uuid.uuid4().hex})
+                said += 1
+                state = latest_state(ws, count, seen=seen)
+            else:
+                state = latest_state(ws, len(state["events"]), seen=seen)
+    assert state["done"], state
+    stored, _ = stored_dialogue(first, state["dialogue"])
+    assert len(stored.events) == len(state["events"])
+    assert {e.party for e in stored.events if e.kind != "system"} == {p.id for p in stored.parties}  # the bot moved too
+
+
+runner = CliRunner()
+
+
+def test_serve_refuses_several_workers_on_sqlite_or_without_redis(tmp_path):
+    on_sqlite = runner.invoke(cli.app, ["serve", "--workers", "2", "--db", f"sqlite:///{tmp_path / 'x.db'}", "--redis", "redis://127.0.0.1:1/0"])
+    assert on_sqlite.exit_code == 2 and "SQLite is for one process" in on_sqlite.output
+    without_redis = runner.invoke(cli.app, ["serve", "--workers", "2", "--db", "postgresql+psycopg://nobody@127.0.0.1:1/x"])
+    assert without_redis.exit_code == 2 and "Redis" in without_redis.output and "Traceback" not in without_redis.output
