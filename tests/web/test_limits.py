@@ -203,11 +203,6 @@ def test_the_platform_app_with_the_middleware_refuses_a_flood(tmp_path):
     assert codes == [404] * 5 + [429] * 2
 
 
-def wired() -> bool:
-    return "moves_per_second" in Settings.model_fields and "requests_per_second" in Settings.model_fields
-
-
-@pytest.mark.skipif(not wired(), reason="runs once the limits are wired into the settings, app.py and the chat router (see the hardening report)")
 def test_the_wired_platform_limits_a_seats_moves_over_http_and_websocket(make_client):
     studies = [Study(id="people", task="openchat-wow-v0", partners=[Partner(kind="human")], turn_taking="free")]
     client = make_client(studies, moves_per_second=0.001, move_burst=2, requests_per_second=1000.0, request_burst=1000)
@@ -224,8 +219,6 @@ def test_the_wired_platform_limits_a_seats_moves_over_http_and_websocket(make_cl
 
 
 # ---------------------------------------------------------------------- secure settings, seen from outside
-# The xfail(strict) tests name changes proposed in the hardening report; each turns into a plain
-# test (remove the mark) once the lead applies it, and fails loudly if it is applied unnoticed.
 
 
 def admin_cookie(tmp_path) -> str:
@@ -240,23 +233,19 @@ def test_the_admin_cookie_is_http_only_and_same_site_strict(tmp_path):
     assert "httponly" in cookie and "samesite=strict" in cookie
 
 
-@pytest.mark.xfail(strict=True, reason="proposed: set the admin cookie with Secure when the request came over https")
 def test_the_admin_cookie_is_secure_over_https(tmp_path):
     assert "secure" in admin_cookie(tmp_path).lower().split("; ")
 
 
-@pytest.mark.xfail(strict=True, reason="proposed: the cookie holds a value derived from the token (an HMAC), not the token itself")
 def test_the_admin_cookie_does_not_hold_the_token_itself(tmp_path):
     assert "test-admin-token" not in admin_cookie(tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="proposed: a set admin token must have at least 16 characters")
 def test_a_short_admin_token_is_refused():
     with pytest.raises(ValueError):
         Settings(admin_token="x")
 
 
-@pytest.mark.xfail(strict=True, reason="proposed: Referrer-Policy no-referrer, so the seat token in /chat/{token} never leaves in a Referer header")
 def test_pages_with_a_seat_token_in_the_url_send_no_referrer(tmp_path):
     with TestClient(create_app(fast_settings(tmp_path), fast_studies())) as client:
         response = client.get("/")

@@ -20,6 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from duologue.web.cluster import ClusterUnavailable
+from duologue.web.limits import LimitsMiddleware, MoveLimit
 from duologue.web.live import LiveHub
 from duologue.web.matchmaker import Matchmaker
 from duologue.web.settings import Settings
@@ -71,6 +72,32 @@ def participant_from(request: Request) -> str | None:
     return None
 
 
+SECURITY_HEADERS = [
+    (b"referrer-policy", b"no-referrer"),  # seat tokens live in /chat/{token}: never send them on in a Referer
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),  # no page of a study may be framed by another site
+]
+
+
+class SecurityHeaders:
+    """Adds `SECURITY_HEADERS` to every HTTP response (plain ASGI, so websockets pass untouched)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
 def create_app(settings: Settings | None = None, studies: list[Study] | None = None) -> FastAPI:
     """A ready app. Studies: given, else `settings.study`'s file, else one default study per task."""
     settings = settings or Settings()
@@ -101,6 +128,15 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
 
     app = FastAPI(title="duologue", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.platform = state
+    app.state.move_limit = MoveLimit(settings.moves_per_second, settings.move_burst)
+    app.add_middleware(
+        LimitsMiddleware,
+        requests_per_second=settings.requests_per_second,
+        burst=settings.request_burst,
+        max_frame_bytes=settings.max_frame_bytes,
+        trust_forwarded_for=settings.trust_forwarded_for,
+    )
+    app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
     from duologue.web.routers import admin, chat, lobby, questionnaires, ratings

@@ -13,6 +13,9 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
+MIN_ADMIN_TOKEN_CHARS = 16
+
+
 class Settings(BaseSettings):
     """`DUOLOGUE_DATABASE_URL=postgresql+psycopg://...` switches the database, and so on."""
 
@@ -22,8 +25,9 @@ class Settings(BaseSettings):
     """SQLAlchemy URL. The default is a SQLite file in the working directory."""
     study: Path | None = None
     """A study YAML file; without it, one default study per task with bots ready."""
-    admin_token: str = Field(default_factory=lambda: secrets.token_urlsafe(12))
-    """Protects the admin pages. Random per start unless set (the `serve` command prints it)."""
+    admin_token: str = Field(default_factory=lambda: secrets.token_urlsafe(12), min_length=MIN_ADMIN_TOKEN_CHARS)
+    """Protects the admin pages. Random per start unless set (the `serve` command prints it); a
+    token someone sets must have at least 16 characters, so it cannot be guessed."""
     max_message_chars: int = 1000
     """Longer chat messages are refused (a person pasting a novel, or a script)."""
     reconnect_seconds: float = 30.0
@@ -41,6 +45,20 @@ class Settings(BaseSettings):
     """`redis://host:port/0` switches on multi-process mode (see `duologue.web.cluster`): several
     workers share the database (PostgreSQL) and route moves, views and the lobby through Redis.
     Without it the platform is one process with everything in memory (the default)."""
+    moves_per_second: float = 2.0
+    """Each seat may make this many moves per second on average (a person types far slower; a
+    script flooding a dialogue gets 429 and `Retry-After`)."""
+    move_burst: int = 10
+    """... with bursts of up to this many moves."""
+    requests_per_second: float = 20.0
+    """HTTP requests per client address per second on average (static files exempt)."""
+    request_burst: int = 60
+    """... with bursts of up to this many requests (a page load fetches several)."""
+    max_frame_bytes: int = 64_000
+    """A websocket frame larger than this closes the socket (code 1009) before it is read."""
+    trust_forwarded_for: bool = False
+    """Behind a reverse proxy, take the client address from `X-Forwarded-For` (never otherwise:
+    anyone can write that header)."""
     lease_seconds: float = 5.0
     """Multi-process mode: a worker that dies loses the dialogues it ran after this long, and
     another worker takes them over (their bots and clocks)."""

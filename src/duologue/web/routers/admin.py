@@ -1,7 +1,8 @@
 """Admin pages, behind the token from the settings: live counts, quotas, dialogues, export, studies.
 
 The token is accepted from an `X-Admin-Token` header, a `token` query parameter (which also sets
-a cookie, so the links on the pages work), or that cookie. Missing: 401. Wrong: 403.
+a cookie, so the links on the pages work), or that cookie. Missing: 401. Wrong: 403. The cookie
+holds an HMAC of the token, never the token itself, and is `Secure` when the page came over https.
 """
 
 from __future__ import annotations
@@ -25,17 +26,28 @@ COOKIE = "duologue_admin"
 
 def require_admin(request: Request) -> str:
     state = platform(request)
-    given = request.headers.get("x-admin-token") or request.query_params.get("token") or request.cookies.get(COOKIE)
-    if not given:
+    given = request.headers.get("x-admin-token") or request.query_params.get("token")
+    if given:
+        if not hmac.compare_digest(given.encode(), state.settings.admin_token.encode()):
+            raise HTTPException(403, "wrong admin token")
+        return given
+    cookie = request.cookies.get(COOKIE)
+    if not cookie:
         raise HTTPException(401, "the admin pages need the admin token (DUOLOGUE_ADMIN_TOKEN; `duologue serve` prints it)")
-    if not hmac.compare_digest(given.encode(), state.settings.admin_token.encode()):
+    if not hmac.compare_digest(cookie.encode(), cookie_value(state.settings.admin_token).encode()):
         raise HTTPException(403, "wrong admin token")
-    return given
+    return cookie
+
+
+def cookie_value(admin_token: str) -> str:
+    """What the admin cookie holds: derived from the token, so a leaked cookie does not give the token away."""
+    return hmac.new(admin_token.encode(), b"duologue admin cookie", "sha256").hexdigest()
 
 
 def _remember(response: Response, request: Request) -> Response:
     if request.query_params.get("token"):
-        response.set_cookie(COOKIE, request.query_params["token"], httponly=True, samesite="strict")
+        secure = request.url.scheme == "https"
+        response.set_cookie(COOKIE, cookie_value(request.query_params["token"]), httponly=True, samesite="strict", secure=secure)
     return response
 
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fastapi import APIRouter, Body, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Body, Depends, HTTPException, Request, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from duologue.core import actions
 from duologue.web.app import page, platform
 from duologue.web.cluster import ClusterUnavailable
+from duologue.web.limits import RateLimited, limit_moves
 from duologue.web.live import MoveRefused, safe_outcome
 from duologue.web.storage import Seat, StorageUnavailable
 
@@ -102,7 +103,7 @@ async def view(request: Request, token: str, party: str | None = None) -> dict[s
     return live.view(seat.party) if live is not None else stored_view(state, seat)
 
 
-@router.post("/api/chat/{token}/moves")
+@router.post("/api/chat/{token}/moves", dependencies=[Depends(limit_moves)])
 async def post_move(request: Request, token: str, move: Any = Body(...)) -> dict[str, Any]:
     """Make a move (`{"kind": "say", "text": "hi"}`, `{"kind": "submit-deal", ...}`)."""
     state = platform(request)
@@ -166,6 +167,7 @@ async def chat_socket(websocket: WebSocket, token: str):
             elif frame.get("type") == "move":
                 move_id = frame.get("move_id")
                 try:
+                    websocket.app.state.move_limit.check(token)
                     move_id = move_id_of(move_id)
                     applied = await live.move(seat.party, parse_move(frame.get("action")), move_id)
                     if move_id is not None:
@@ -174,6 +176,9 @@ async def chat_socket(websocket: WebSocket, token: str):
                             await websocket.send_json(live.view(seat.party))
                 except MoveRefused as refused:
                     error = {"type": "error", "status": refused.status, "reason": refused.reason}
+                    await websocket.send_json({**error, "move_id": move_id} if isinstance(move_id, str) else error)
+                except RateLimited as limited:
+                    error = {"type": "error", "status": 429, "reason": str(limited), "retry_after": limited.retry_after}
                     await websocket.send_json({**error, "move_id": move_id} if isinstance(move_id, str) else error)
             elif frame.get("type") == "ping":
                 await websocket.send_json({"type": "pong"})
