@@ -94,6 +94,11 @@ return 0
 """
 
 
+POOL_CONNECTIONS = 64
+"""Redis connections per worker process."""
+POOL_WAIT_SECONDS = 5.0
+
+
 class Cluster:
     """This worker's connection to the others."""
 
@@ -103,9 +108,19 @@ class Cluster:
         self.lease_ms = int(lease_seconds * 1000)
         # a pooled connection that died with a Redis restart is retried on a fresh one, not reported
         retry = Retry(ExponentialBackoff(cap=0.5, base=0.05), 3)
-        self.redis = aioredis.from_url(
-            url, decode_responses=True, socket_timeout=3, socket_connect_timeout=2, retry=retry, retry_on_error=[RedisConnectionError, RedisTimeoutError]
+        # A blocking pool: when every connection is busy (hundreds of people joining at once), a
+        # command waits its turn for up to `POOL_WAIT_SECONDS` instead of failing at once.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=POOL_CONNECTIONS,
+            timeout=POOL_WAIT_SECONDS,
+            decode_responses=True,
+            socket_timeout=3,
+            socket_connect_timeout=2,
+            retry=retry,
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
         )
+        self.redis = aioredis.Redis(connection_pool=pool)
 
     async def close(self) -> None:
         await self.redis.aclose()

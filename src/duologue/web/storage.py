@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from pydantic import TypeAdapter
-from sqlalchemy import Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, func, select
+from sqlalchemy import Boolean, event, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, func, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
@@ -154,6 +154,17 @@ def _info(row: DialogueRow) -> DialogueInfo:
     return DialogueInfo(row.id, row.study_id, row.task_id, row.pairing, row.scenario_key, row.status, row.end_reason, row.created_at, row.finished_at)
 
 
+def _sqlite_write_ahead(connection: Any, _record: Any) -> None:
+    """SQLite in write-ahead-log mode, synced at checkpoints: a commit costs a quarter of a
+    millisecond instead of a full fsync (~10 ms here), which at 200 live dialogues is the difference
+    between a 30 ms and a 3 s relay. A power cut may lose the last moments of play, never corrupt
+    the file; PostgreSQL is the choice when that matters."""
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
 class Storage:
     """The platform's only door to the database. Short transactions; safe to call from any thread."""
 
@@ -164,6 +175,8 @@ class Storage:
         else:  # a server that restarted leaves dead pooled connections: test each before use
             options["pool_pre_ping"] = True
         self.engine = create_engine(url, **options)
+        if url.startswith("sqlite"):
+            event.listen(self.engine, "connect", _sqlite_write_ahead)
         Base.metadata.create_all(self.engine)
         self._session = sessionmaker(self.engine, expire_on_commit=False)
 
