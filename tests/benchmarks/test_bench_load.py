@@ -1,0 +1,136 @@
+"""The load benchmark's code path, tiny: a few dialogues against a real server and the bare relay,
+and the bookkeeping that finds lost, duplicated and reordered events."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_load.py"
+spec = importlib.util.spec_from_file_location("bench_load", SCRIPT)
+bench = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = bench  # dataclasses look their module up while the script loads
+spec.loader.exec_module(bench)
+
+from load.participants import SeatReport, signature  # noqa: E402  (importable once the script has loaded)
+
+TINY = bench.Options(dialogues=3, concurrent=3, think=0.0, timeout=60.0)
+
+
+def table_text(results) -> str:
+    console = Console(width=400, record=True)
+    console.print(bench.results_table(results, TINY))
+    return console.export_text()
+
+
+@pytest.mark.parametrize("config", ["sqlite", "bare"])
+def test_a_tiny_run_plays_every_dialogue_without_losing_or_duplicating_events(config):
+    result = bench.run_configuration(config, TINY)
+    assert result.available, result.note
+    assert result.finished == 3 and result.errors == 0, result.error_samples
+    assert result.lost == 0 and result.duplicated == 0
+    assert result.events_timed >= 3 * 3  # every CaSiNo dialogue has a few moves, each one timed
+    assert 0 <= result.latency_ms["p50"] <= result.latency_ms["p95"] <= result.latency_ms["p99"]
+    assert sum(result.end_reasons.values()) == 3
+    assert result.server_cpu_percent is not None and result.client_cpu_percent is not None
+    text = table_text([result])
+    for column in ("configuration", "dialogues", "concurrent", "dialogues/s", "p50 ms", "p95 ms", "p99 ms", "errors", "lost", "duplicated", "p95 vs bare"):
+        assert column in text
+    assert f"{config} " in text and "3/3" in text
+
+
+def seat(participant, party, dialogue="d1", acked=(), seen=(), final=(), done=True):
+    return SeatReport(
+        participant=participant,
+        dialogue=dialogue,
+        party=party,
+        acked=list(acked),
+        first_seen=dict(seen),
+        final_events=[s for s, _ in final],
+        final_parties=[p for _, p in final],
+        done=done,
+        end_reason="agreement",
+        started=0.0,
+        finished=1.0,
+    )
+
+
+HI = {"kind": "message", "party": "a", "text": "hi"}
+HELLO = {"kind": "message", "party": "b", "text": "hello"}
+
+
+def played(a_seen=((1, 2.0),), b_seen=((0, 1.05),)):
+    """Two seats: a said hi (event 0, sent at t=1), b said hello (event 1, sent at t=2)."""
+    final = [(signature(HI), "a"), (signature(HELLO), "b")]
+    a = seat("pa", "a", acked=[(0, signature(HI), 1.0)], seen=[(0, 1.0), *a_seen], final=final)
+    b = seat("pb", "b", acked=[(1, signature(HELLO), 2.0)], seen=[*b_seen, (1, 2.0)], final=final)
+    return [a, b]
+
+
+def judged(reports, stored):
+    result = bench.Result(config="sqlite", requested=1, concurrent=1)
+    bench.assess(result, reports, stored)
+    return result
+
+
+def test_a_clean_dialogue_has_no_loss_and_its_latency_is_the_partners_first_sight():
+    result = judged(played(a_seen=[(1, 2.02)]), {"d1": [HI, HELLO]})
+    assert (result.finished, result.lost, result.duplicated, result.errors) == (1, 0, 0, 0)
+    assert result.latency_ms["p50"] == pytest.approx(20.0) and result.latency_ms["max"] == pytest.approx(50.0)
+
+
+def test_an_event_the_partner_never_received_is_lost_in_the_relay():
+    result = judged(played(b_seen=[]), {"d1": [HI, HELLO]})
+    assert result.lost_in_relay == 1 and result.lost == 1
+
+
+def test_an_event_missing_from_storage_is_lost_and_one_stored_twice_is_duplicated():
+    assert judged(played(), {"d1": [HI]}).lost_in_storage == 1
+    twice = judged(played(), {"d1": [HI, HI, HELLO]})
+    assert twice.duplicated == 1 and twice.lost == 0
+
+
+def test_a_dialogue_stored_in_another_order_or_not_at_all_is_an_error():
+    assert any("order" in e for e in judged(played(), {"d1": [HELLO, HI]}).error_samples)
+    missing = judged(played(), {})
+    assert missing.lost_in_storage == 2 and any("not found" in e for e in missing.error_samples)
+
+
+def test_unfinished_dialogues_and_lone_seats_are_errors():
+    reports = played()
+    reports[1].done = False
+    assert judged(reports, {"d1": [HI, HELLO]}).finished == 0
+    alone = judged(played()[:1], {"d1": [HI, HELLO]})
+    assert alone.errors >= 1 and any("1 seat" in e for e in alone.error_samples)
+
+
+def test_over_the_bare_relay_extra_events_in_a_last_view_are_duplicates():
+    reports = played()
+    reports[0].final_events.append(signature(HELLO))
+    reports[0].final_parties.append("b")
+    assert judged(reports, None).duplicated == 1
+
+
+def test_percentiles_and_peak_concurrency():
+    assert bench.percentile(list(range(1, 101)), 95) == 95
+    assert bench.percentile([], 50) is None
+    assert bench.peak_overlap([(0, 10), (1, 2), (3, 11), (12, 13)]) == 2
+
+
+def test_the_p95_ratio_is_against_the_bare_relay_and_an_unavailable_configuration_says_why():
+    bare = bench.Result(config="bare", requested=1, concurrent=1, latency_ms={"p95": 4.0})
+    sqlite = bench.Result(config="sqlite", requested=1, concurrent=1, latency_ms={"p95": 10.0})
+    missing = bench.Result(config="pg-redis", requested=1, concurrent=1, available=False, note="not available: no --workers")
+    bench.add_ratios([bare, sqlite, missing])
+    assert (bare.ratio_p95_vs_bare, sqlite.ratio_p95_vs_bare, missing.ratio_p95_vs_bare) == (1.0, 2.5, None)
+    text = table_text([bare, sqlite, missing])
+    assert "2.50x" in text and "not available: no --workers" in text
+
+
+def test_options_refuse_unknown_configurations():
+    with pytest.raises(SystemExit):
+        bench.parse_options(["--configs", "bare,mysql"])
+    options, configs, out = bench.parse_options(["--dialogues", "5", "--configs", "bare,pg-redis"])
+    assert options.dialogues == 5 and configs == ["bare", "pg-redis"] and out is None
