@@ -232,12 +232,20 @@ def play(
     workers: Annotated[int, typer.Option(min=1, help="Processes playing in parallel.")] = 1,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Append episodes to this .jsonl as they finish; a rerun resumes.")] = None,
     max_turns: Annotated[Optional[int], typer.Option(help="Truncate episodes after this many moves.")] = None,
+    backend: Annotated[str, typer.Option(help="Where episodes run: local (processes on this machine) or ray (a Ray instance or cluster).")] = "local",
+    address: Annotated[Optional[str], typer.Option(help="With --backend ray: an existing cluster, `auto`, `host:port` or `ray://host:port` (default: RAY_ADDRESS, else a local Ray instance with --workers CPUs).")] = None,
 ) -> None:
     """Self-play: run agents against each other for many seeded episodes."""
     from duologue.agents import make_agent
+    from duologue.arena.backends import BACKENDS, BackendError, failed_episode
     from duologue.arena.report import report, report_table
     from duologue.arena.selfplay import PlayConfig, finished_episodes, run_selfplay
     from duologue.tasks import make
+
+    if backend not in BACKENDS:
+        raise fail(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        raise fail("--address names a Ray cluster: use it with --backend ray")
 
     if len(agents) == 1:
         agents = agents * 2
@@ -256,11 +264,19 @@ def play(
     lines = []
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors) as progress:
         bar = progress.add_task(f"{task}: {agents[0]} vs {agents[1]}", total=episodes, completed=already)
+        kept = f"; finished episodes are kept in {out}, rerun to resume" if out else ""
         try:
-            for line in run_selfplay(config, workers=workers, out=out, on_episode=lambda _: progress.advance(bar)):
+            for line in run_selfplay(config, workers=workers, out=out, on_episode=lambda _: progress.advance(bar), backend=backend, address=address):
                 lines.append(line)
+        except BackendError as error:
+            raise fail(str(error), code=1) from None
         except LLMError as error:
-            raise fail(f"an agent's model endpoint failed: {error}" + (f"; finished episodes are kept in {out}, rerun to resume" if out else "")) from None
+            raise fail(f"an agent's model endpoint failed: {error}" + kept) from None
+        except Exception as error:
+            episode = failed_episode(error)
+            if episode is None:
+                raise
+            raise fail(f"episode {episode} failed: {type(error).__name__}: {error}" + kept, code=1) from None
     if already:
         errors.print(f"resumed: {already} episode(s) were already in {out}")
     dialogues = [Dialogue.model_validate_json(line) for line in lines]

@@ -1,21 +1,24 @@
 """Self-play at scale: many seeded episodes, in parallel, written as they finish.
 
 Each episode's seed is derived from the run seed and the episode number, so a run is reproducible
-whatever the number of workers, and an interrupted run resumes by skipping the episodes already
-in its output file.
+whatever the number of workers or the backend (`local` processes or a Ray cluster, see
+`duologue.arena.backends`), and an interrupted run resumes by skipping the episodes already in its
+output file.
 """
 
 from __future__ import annotations
 
 import hashlib
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import orjson
 from pydantic import Field
 
+from duologue import tasks
 from duologue.agents import make_agent
+from duologue.arena.backends import run_episodes
 from duologue.core.episode import play_episode
 from duologue.core.schema import Dialogue, Model
 from duologue.data.io import dump_dialogue
@@ -52,6 +55,23 @@ def _play_line(config: PlayConfig, number: int) -> bytes:
     return dump_dialogue(play_one(config, number))
 
 
+@dataclass(frozen=True)
+class EpisodeJob:
+    """What a worker process or Ray node needs to play any episode of a run, as one picklable call.
+
+    It carries the driver's task registry, so a task registered at run time (a plugin, a test's
+    toy task) exists on workers that did not inherit this process's memory (Ray, spawn).
+    """
+
+    config: PlayConfig
+    task_registry: dict[str, str] = field(default_factory=dict)
+
+    def __call__(self, number: int) -> bytes:
+        for task_id, target in self.task_registry.items():
+            tasks.TASKS.setdefault(task_id, target)
+        return _play_line(self.config, number)
+
+
 def finished_episodes(out: Path, config: PlayConfig) -> set[int]:
     """Episode numbers of this run already in `out` (same task, agents and run seed)."""
     done: set[int] = set()
@@ -74,11 +94,17 @@ def run_selfplay(
     workers: int = 1,
     out: Path | None = None,
     on_episode: Callable[[Dialogue | None], None] | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> Iterator[bytes]:
     """Play the run's episodes and yield each as a JSON line as soon as it finishes.
 
     With `out`, lines are appended and flushed one by one (an interrupted run keeps what it
-    finished) and episodes already there are skipped.
+    finished) and episodes already there are skipped. `backend` is `local` (this process, or a
+    pool of `workers` processes) or `ray` (a local Ray instance with `workers` CPUs, or the cluster
+    at `address`); the episodes are the same either way. A failing episode raises its own
+    exception, whose episode number `duologue.arena.backends.failed_episode` reads back; a setup
+    problem (Ray missing, cluster unreachable) raises `BackendError`.
     """
     todo = list(range(config.episodes))
     if out is not None:
@@ -86,9 +112,10 @@ def run_selfplay(
         todo = [n for n in todo if n not in done]
         out.parent.mkdir(parents=True, exist_ok=True)
         _drop_partial_last_line(out)
+    lines = run_episodes(EpisodeJob(config, dict(tasks.TASKS)), todo, backend=backend, workers=workers, address=address)
     handle = out.open("ab") if out is not None else None
     try:
-        for line in _lines(config, todo, workers):
+        for line in lines:
             if handle is not None:
                 handle.write(line + b"\n")
                 handle.flush()
@@ -96,19 +123,9 @@ def run_selfplay(
                 on_episode(None)
             yield line
     finally:
+        lines.close()  # an interrupted run stops its workers now, not when garbage-collected
         if handle is not None:
             handle.close()
-
-
-def _lines(config: PlayConfig, todo: list[int], workers: int) -> Iterator[bytes]:
-    if workers <= 1:
-        for number in todo:
-            yield _play_line(config, number)
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_play_line, config, number) for number in todo]
-        for future in as_completed(futures):
-            yield future.result()
 
 
 def _drop_partial_last_line(out: Path) -> None:
