@@ -448,7 +448,10 @@ app.add_typer(llm_app, name="llm")
 
 from duologue.evaluation.cli import analyze_app  # noqa: E402  (analysis commands live with the evaluation layer)
 
+from duologue.arena.cli import tournament_command  # noqa: E402  (tournaments live with the arena)
+
 app.add_typer(analyze_app, name="analyze")
+app.command("tournament")(tournament_command)
 
 
 @app.command()

@@ -1,0 +1,132 @@
+"""`duologue tournament`: a round-robin of agent specs on one task, then the leaderboards.
+
+Every user mistake (an unknown task or agent spec, a bad output path) ends in a clear message and
+exit code 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+
+
+def _fail(message: str, code: int = 1) -> typer.Exit:
+    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def split_specs(values: list[str]) -> list[str]:
+    """`--agents rule,random -a modular` -> ["rule", "random", "modular"] (repeats dropped, order kept)."""
+    specs = [spec.strip() for value in values for spec in value.split(",") if spec.strip()]
+    return list(dict.fromkeys(specs))
+
+
+def tournament_command(
+    task: Annotated[str, typer.Option("--task", "-t", help="Task id, e.g. casino-v0 (see `duologue tasks`).")],
+    agents: Annotated[list[str], typer.Option("--agents", "-a", help="Agent specs, comma-separated or repeated: rule,random,modular.")],
+    episodes: Annotated[int, typer.Option("-n", "--episodes", min=1, help="Episodes per ordered pairing.")] = 50,
+    workers: Annotated[int, typer.Option(min=1, help="Processes playing in parallel.")] = 1,
+    seed: Annotated[int, typer.Option(help="Run seed: every pairing plays the same scenarios; also seeds the bootstrap.")] = 0,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder with one .jsonl per pairing; a rerun resumes.")] = None,
+    report_path: Annotated[Optional[Path], typer.Option("--report", help="Also write an HTML report (leaderboards with intervals) here.")] = None,
+    output_format: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    backend: Annotated[str, typer.Option(help="Where episodes run: local (processes) or ray.")] = "local",
+    address: Annotated[Optional[str], typer.Option(help="Ray cluster address (auto, ray://host:port); default: a local Ray.")] = None,
+    bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples for the rating intervals.")] = 1000,
+    max_turns: Annotated[Optional[int], typer.Option(help="Truncate episodes after this many moves.")] = None,
+    llm_episodes: Annotated[Optional[int], typer.Option(min=1, help="Episodes per pairing with llm:local (slow on a CPU; default: --episodes).")] = None,
+) -> None:
+    """Round-robin tournament of agent specs: every ordered pair plays, then Bradley-Terry and Elo leaderboards."""
+    from duologue.arena.backends import BACKENDS, BackendError, failed_episode
+    from duologue.arena.ratings import leaderboard_table
+    from duologue.arena.tournament import check_agents, episodes_done, pairing_table, pairings, run_tournament, total_episodes
+    from duologue.llm.settings import LLMConfigError, LLMError
+    from duologue.tasks import UnknownNameError
+
+    specs = split_specs(agents)
+    if output_format not in ("table", "json"):
+        raise _fail(f"--format {output_format!r}: use table or json")
+    if backend not in BACKENDS:
+        raise _fail(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        raise _fail("--address names a Ray cluster: use it with --backend ray")
+    if len(specs) < 2:
+        raise _fail(f"a tournament needs at least two different agent specs, got {specs}")
+    try:
+        check_agents(task, specs)
+    except (UnknownNameError, LLMConfigError) as error:
+        raise _fail(str(error)) from None
+    if out is not None and out.exists() and not out.is_dir():
+        raise _fail(f"--out {out}: is a file; the tournament writes one .jsonl per pairing into a folder")
+    if report_path is not None:
+        if report_path.suffix.lower() not in (".html", ".htm"):
+            raise _fail(f"--report {report_path}: the report is an .html file")
+        if _report_builder() is None:
+            raise _fail("--report needs duologue.evaluation.report (the HTML report builder), which this installation does not have")
+    options = {} if max_turns is None else {"max_turns": max_turns}
+    total = total_episodes(specs, episodes=episodes, llm_episodes=llm_episodes)
+    already = episodes_done(out, task, specs, episodes=episodes, seed=seed, llm_episodes=llm_episodes, options=options)
+    count = len(pairings(specs))
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors) as progress:
+        bar = progress.add_task(f"{task}: {count} pairings", total=total, completed=already)
+        current = ("", "")
+
+        def starting(pair: tuple[str, str]) -> None:
+            nonlocal current
+            current = pair
+            progress.update(bar, description=f"{task}: {pair[0]} vs {pair[1]}")
+
+        kept = f"; finished episodes are kept in {out}, rerun to resume" if out else ""
+        try:
+            result = run_tournament(
+                task, specs, episodes=episodes, seed=seed, workers=workers, out_dir=out, options=options, backend=backend,
+                address=address, llm_episodes=llm_episodes, bootstrap=bootstrap,
+                on_episode=lambda _: progress.advance(bar), on_pairing=starting,
+            )
+        except BackendError as error:
+            raise _fail(str(error)) from None
+        except LLMError as error:
+            raise _fail(f"an agent's model endpoint failed: {error}" + kept) from None
+        except Exception as error:
+            episode = failed_episode(error)
+            if episode is None:
+                raise
+            raise _fail(f"episode {episode} of {current[0]} vs {current[1]} failed: {type(error).__name__}: {error}" + kept) from None
+    if already:
+        errors.print(f"resumed: {already} episode(s) were already in {out}")
+    if report_path is not None:
+        _write_report(report_path, result)
+        errors.print(f"[green]wrote {report_path}[/]")
+    if output_format == "json":
+        sys.stdout.write(json.dumps(result.model_dump(mode="json"), indent=2) + "\n")
+        return
+    console.print(pairing_table(task, result.pairings, caption=f"{episodes} episodes per pairing; seed {seed}"))
+    for board in result.leaderboards:
+        if board.rows:
+            console.print(leaderboard_table(board))
+        else:
+            console.print(f"[yellow]{board.task}: {board.note}[/]")
+
+
+def _report_builder() -> Any:
+    """The HTML report module when it is installed (another part of duologue), else None."""
+    try:
+        from duologue.evaluation import report as builder
+    except ImportError:  # the module, or matplotlib behind it, is missing
+        return None
+    return builder if hasattr(builder, "Report") else None
+
+
+def _write_report(path: Path, result: Any) -> None:
+    from duologue.arena.tournament import tournament_report
+
+    tournament_report(result).write(path)
