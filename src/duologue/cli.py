@@ -447,10 +447,11 @@ from duologue.llm.cli import llm_app  # noqa: E402  (the `duologue llm` commands
 app.add_typer(llm_app, name="llm")
 
 from duologue.evaluation.cli import analyze_app  # noqa: E402  (analysis commands live with the evaluation layer)
-
+from duologue.evaluation.judge_cli import judge_command  # noqa: E402
 from duologue.arena.cli import tournament_command  # noqa: E402  (tournaments live with the arena)
 
 app.add_typer(analyze_app, name="analyze")
+app.command("judge")(judge_command)
 app.command("tournament")(tournament_command)
 
 

@@ -1,0 +1,195 @@
+"""`duologue judge`: rate transcripts with an LLM judge, and say how far to trust it.
+
+Reads a corpus (DUO by default, any corpus format or duologue's own files), rates each dialogue's
+bot on DUO's items through an OpenAI-compatible endpoint (`duologue.evaluation.judge`), optionally
+writes the judged dialogues (duologue's schema: `.jsonl` or `.parquet`), and, when the dialogues
+carry third-party ratings, prints the judge's agreement with them next to the raters' own.
+
+The endpoint: `--base-url` (and `--model`), else `--llm` as in agent specs (`local`, the default:
+`DUOLOGUE_LLM_BASE_URL` when set, else a local SmolLM2 server started here; `openai/gpt-4o-mini`,
+...), with timeouts and retries from `DUOLOGUE_LLM_*`. An endpoint that cannot be reached or
+refuses the requests ends the command with the reason and exit code 1 (the dialogues judged so
+far are still written to `--out`); input mistakes exit with code 2.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    """`--criteria a,b -c c` -> [a, b, c] (order kept, repeats dropped); None when not given."""
+    if not values:
+        return None
+    return list(dict.fromkeys(v.strip() for value in values for v in value.split(",") if v.strip()))
+
+
+def _client(llm: str, base_url: str | None, model: str | None) -> Any:
+    """A chat client for the chosen endpoint (may start the local server). Raises `LLMError`."""
+    from duologue.llm.client import ChatClient
+    from duologue.llm.settings import LOCAL_MODEL_NAME, Endpoint, LLMSettings, resolve_endpoint
+
+    settings = LLMSettings()
+    if base_url:
+        key = settings.api_key.get_secret_value() if settings.api_key else None
+        endpoint = Endpoint(base_url, model or settings.model or LOCAL_MODEL_NAME, key)
+    else:
+        endpoint = resolve_endpoint(llm, settings)
+        if endpoint.managed_local:
+            from duologue.llm.server import shared_local_server
+
+            endpoint = Endpoint(shared_local_server().url, endpoint.model, endpoint.api_key, endpoint.alias)
+        if model:
+            endpoint = Endpoint(endpoint.base_url, model, endpoint.api_key, endpoint.alias)
+    return ChatClient.from_endpoint(endpoint, settings)
+
+
+def _has_third_party(dialogue: Any, criteria: list[str] | None) -> bool:
+    return any(r.rater_kind == "third_party" and (criteria is None or r.criterion in criteria) for r in dialogue.ratings)
+
+
+def _figure(figure: dict[str, Any] | None) -> str:
+    if figure is None or figure.get("value") is None:
+        return "n/a"
+    low, high = figure.get("low"), figure.get("high")
+    interval = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None and low == low and high == high else ""
+    return f"{figure['value']:.2f}{interval}"
+
+
+def agreement_table(rows: list[dict[str, Any]], title: str) -> Table:
+    """The judge's agreement figures per criterion, the raters' own alpha first (the yardstick)."""
+    table = Table(title=title, title_justify="left")
+    for column in ("criterion", "n", "no answer", "alpha raters", "alpha raters+judge", "change", "alpha judge~mean", "rho judge~mean", "rho judge~user"):
+        table.add_column(column, justify="left" if column == "criterion" else "right", no_wrap=column == "criterion")
+    for row in rows:
+        change = row.get("alpha_change")
+        table.add_row(
+            row["criterion"],
+            str(row["dialogues"]),
+            str(row["unanswered"]),
+            _figure(row["third_party_alpha"]),
+            _figure(row["with_judge_alpha"]),
+            "n/a" if change is None else f"{change:+.2f}",
+            _figure(row["judge_vs_mean_alpha"]),
+            _figure(row["spearman_vs_mean"]),
+            _figure(row["spearman_vs_user"]),
+        )
+    return table
+
+
+def judge_command(
+    path: Annotated[Path, typer.Argument(help="A corpus file or folder (DUO: the folder of .json files).")],
+    corpus: Annotated[str, typer.Option("--corpus", help="Corpus format of PATH (duo, casino, craigslist, mutualfriends) or duologue.")] = "duo",
+    criteria: Annotated[Optional[list[str]], typer.Option("--criteria", "-c", help="Items to rate, comma-separated or repeated (default: every DUO item that applies).")] = None,
+    limit: Annotated[Optional[int], typer.Option(min=1, help="Judge at most this many dialogues.")] = None,
+    rated_only: Annotated[bool, typer.Option("--rated-only", help="Judge only dialogues that carry third-party ratings.")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the judged dialogues here (duologue's schema, .jsonl or .parquet).")] = None,
+    output_format: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
+    llm: Annotated[str, typer.Option("--llm", help="Endpoint as in agent specs: local, openai/gpt-4o-mini, a model at DUOLOGUE_LLM_BASE_URL.")] = "local",
+    base_url: Annotated[Optional[str], typer.Option("--base-url", help="An OpenAI-compatible base URL (overrides --llm).")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="Model name to send (default: DUOLOGUE_LLM_MODEL).")] = None,
+    judge_id: Annotated[Optional[str], typer.Option("--judge-id", help="Rater id of the judge's ratings (default: llm:<model>).")] = None,
+    mode: Annotated[str, typer.Option(help="all (every item in one request) or per_item (one request per item).")] = "all",
+    attempts: Annotated[int, typer.Option(min=1, help="Requests per answer before an item is recorded as missing.")] = 3,
+    reason_chars: Annotated[int, typer.Option(min=0, help="Longest reason asked for; 0 asks for scores only (faster).")] = 200,
+    bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples for the agreement intervals.")] = 1000,
+    skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Read the valid records and skip broken ones.")] = False,
+) -> None:
+    """Rate transcripts with an LLM judge on DUO's items, and report its agreement with human raters."""
+    from duologue.cli import load
+    from duologue.data.io import write_dialogues
+    from duologue.evaluation.judge import MODES, Judge, agreement_rows, duo_items, iter_judged, judge_agreement
+    from duologue.llm.settings import LLMError
+
+    if output_format not in ("table", "json"):
+        raise _fail(f"--format {output_format!r}: use table or json", 2)
+    if mode not in MODES:
+        raise _fail(f"--mode {mode!r}: use one of {', '.join(MODES)}", 2)
+    if out is not None and out.suffix.lower() not in (".jsonl", ".parquet"):
+        raise _fail(f"--out {out}: write judged dialogues to a .jsonl or .parquet file", 2)
+    wanted = _split(criteria)
+    try:
+        items = duo_items(criteria=wanted)
+    except ValueError as error:
+        raise _fail(str(error), 2) from None
+
+    dialogues = load(corpus, path, skip_invalid=skip_invalid).dialogues
+    if rated_only:
+        dialogues = [d for d in dialogues if _has_third_party(d, wanted)]
+    if limit is not None:
+        dialogues = dialogues[:limit]
+    if not dialogues:
+        raise _fail(f"{path}: no dialogues to judge" + (" with third-party ratings" if rated_only else ""), 2)
+
+    judged = []
+    calls = unusable = 0
+    try:
+        client = _client(llm, base_url, model)
+        judge = Judge(client, items=items, judge_id=judge_id, mode=mode, attempts=attempts, reason_chars=reason_chars)  # type: ignore[arg-type]
+        with Progress(
+            SpinnerColumn(),
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=errors,
+            transient=True,
+        ) as progress:
+            bar = progress.add_task(f"judging with {judge.judge_id}", total=len(dialogues))
+
+            def advance(result: Any) -> None:
+                nonlocal calls, unusable
+                calls += result.calls
+                unusable += result.unusable_replies
+                progress.advance(bar)
+
+            for dialogue in iter_judged(dialogues, judge, on_progress=advance):
+                judged.append(dialogue)
+    except LLMError as error:
+        if out is not None and judged:
+            write_dialogues(judged, out)
+            errors.print(f"wrote the {len(judged)} dialogue(s) judged before the failure to {out}")
+        raise _fail(str(error), 1) from None
+
+    if out is not None:
+        write_dialogues(judged, out)
+    given = sum(1 for d in judged for r in d.ratings if r.rater_kind == "model" and r.rater_id == judge.judge_id)
+    missing = sum(len(d.meta["judges"][judge.judge_id]["missing"]) for d in judged)
+    summary = {"judge": judge.judge_id, "dialogues": len(judged), "ratings": given, "missing": missing, "calls": calls, "unusable_replies": unusable}
+
+    criteria_seen = [item.name for item in items if any(r.rater_kind == "third_party" and r.criterion == item.name for d in judged for r in d.ratings)]
+    results = [judge_agreement(judged, criterion, judge_id=judge.judge_id, bootstrap=bootstrap) for criterion in criteria_seen]
+    rows = agreement_rows(results)
+    if output_format == "json":
+        typer.echo(json.dumps({**summary, "out": None if out is None else str(out), "agreement": rows}, default=float))
+        return
+    console.print(
+        f"judged {len(judged)} dialogue(s) with [bold]{judge.judge_id}[/]: {given} rating(s), {missing} missing, "
+        f"{calls} request(s), {unusable} unusable repl{'y' if unusable == 1 else 'ies'}",
+        highlight=False,
+    )
+    if out is not None:
+        console.print(f"wrote {out}")
+    if rows:
+        # Piped output has no terminal width to fit: give the nine columns room instead of folding them.
+        wide = console if console.is_terminal else Console(width=max(console.width, 150))
+        wide.print(agreement_table(rows, "agreement with the third-party raters (Krippendorff's alpha, interval; Spearman's rho; 95% bootstrap intervals)"))
+        for row in rows:
+            for note in row["notes"]:
+                console.print(f"[dim]{row['criterion']}: {note}[/]", highlight=False)
