@@ -110,18 +110,26 @@ def test_the_database_unreachable_on_a_page_gives_a_clean_503(make_client, monke
 # ---------------------------------------------------------------------- several processes
 
 
-def send_move(ws, frame: dict, after_events: int, seen: list) -> tuple[dict, dict | None]:
-    """Send a move; the `ack` or `error` reply, and (after an ack) the state that shows the move."""
-    ws.send_json(frame)
-    reply, state = None, None
-    while reply is None or (reply["type"] == "ack" and state is None):
-        got = ws.receive_json()
-        seen.append(got)
-        if got.get("type") in ("ack", "error") and got.get("move_id") == frame.get("move_id"):
-            reply = got
-        elif got.get("type") == "state" and len(got["events"]) > after_events:
-            state = got
-    return reply, state
+def send_move(ws, frame: dict, after_events: int, seen: list, *, retries_on_503: int = 0) -> tuple[dict, dict | None]:
+    """Send a move; the `ack` or `error` reply, and (after an ack) the state that shows the move.
+
+    `retries_on_503`: send the same move again after a 503 ("briefly unavailable: send it again"),
+    as the chat page does, up to this many times.
+    """
+    for attempt in range(retries_on_503 + 1):
+        ws.send_json(frame)
+        reply, state = None, None
+        while reply is None or (reply["type"] == "ack" and state is None):
+            got = ws.receive_json()
+            seen.append(got)
+            if got.get("type") in ("ack", "error") and got.get("move_id") == frame.get("move_id"):
+                reply = got
+            elif got.get("type") == "state" and len(got["events"]) > after_events:
+                state = got
+        if not (reply["type"] == "error" and reply.get("status") == 503) or attempt == retries_on_503:
+            return reply, state
+        time.sleep(0.5)
+    raise AssertionError("unreachable")
 
 
 def play_until_mover(sockets: dict, states: dict, who: str, seen: dict) -> dict:
@@ -152,7 +160,7 @@ def test_a_worker_killed_mid_dialogue_loses_nothing_and_the_dialogue_finishes(se
     # alice's page reconnects to the surviving process and sends the move again (same id)
     ws_a = chat(other, token_a)
     latest_state(ws_a, seen=seen["alice"])
-    frame, state_a = send_move(ws_a, retried, count, seen["alice"])
+    frame, state_a = send_move(ws_a, retried, count, seen["alice"], retries_on_503=10)
     assert frame["type"] == "ack", frame
     states = {"alice": state_a, "bob": latest_state(ws_b, count, seen=seen["bob"])}
     owner.start()  # the killed process comes back; alice's page moves to it again

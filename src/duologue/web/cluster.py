@@ -94,6 +94,8 @@ return 0
 """
 
 
+LOCK_SECONDS = 3.0
+LOCK_WAIT_SECONDS = 5.0
 POOL_CONNECTIONS = 64
 """Redis connections per worker process."""
 POOL_WAIT_SECONDS = 5.0
@@ -134,11 +136,16 @@ class Cluster:
     # ------------------------------------------------------------------ locks and leases
 
     @asynccontextmanager
-    async def lock(self, dialogue_id: str, wait_seconds: float = 5.0) -> AsyncIterator[None]:
-        """Exclusive right to change one dialogue for a moment (auto-expires if we die holding it)."""
+    async def lock(self, dialogue_id: str, wait_seconds: float = LOCK_WAIT_SECONDS) -> AsyncIterator[None]:
+        """Exclusive right to change one dialogue for a moment (auto-expires if we die holding it).
+
+        The lock outlives a dead holder by at most `LOCK_SECONDS`, shorter than a waiter's patience,
+        so a move that meets a crashed worker's lock waits and goes through instead of failing. A
+        holder slower than that is still safe: events are unique per (dialogue, seq) in storage.
+        """
         key, token = f"{PREFIX}:lock:{dialogue_id}", uuid.uuid4().hex
         deadline = time.monotonic() + wait_seconds
-        while not await self._call(lambda: self.redis.set(key, token, nx=True, px=10_000)):
+        while not await self._call(lambda: self.redis.set(key, token, nx=True, px=int(LOCK_SECONDS * 1000))):
             if time.monotonic() > deadline:
                 raise ClusterUnavailable(f"dialogue {dialogue_id} stayed locked for {wait_seconds:.0f} s")
             await asyncio.sleep(0.02)

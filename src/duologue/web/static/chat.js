@@ -27,7 +27,10 @@
   function connect() {
     var proto = location.protocol === "https:" ? "wss://" : "ws://";
     ws = new WebSocket(proto + location.host + "/ws/chat/" + encodeURIComponent(token));
-    ws.onopen = function () { retry = 0; $("connection").hidden = true; };
+    ws.onopen = function () {
+      retry = 0; $("connection").hidden = true;
+      if (pending) send(pending.frame);  // a move sent as the connection dropped: same id, so made once
+    };
     ws.onmessage = function (ev) { receive(JSON.parse(ev.data)); };
     ws.onclose = function () {
       if (state && state.done) return;
@@ -36,7 +39,26 @@
     };
   }
   function send(frame) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(frame)); }
-  function move(action) { showError(""); send({ type: "move", action: action }); }
+  // Each move carries an id of its own: sent again after a lost connection or a 503, the server
+  // makes it once and acknowledges the repeat.
+  var pending = null;
+  function moveId() { return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 10); }
+  function move(action) {
+    showError("");
+    pending = { frame: { type: "move", action: action, move_id: moveId() }, tries: 0 };
+    send(pending.frame);
+  }
+  function moveAnswered(msg) {
+    if (!pending || msg.move_id !== pending.frame.move_id) return false;
+    if (msg.type === "error" && msg.status === 503 && pending.tries < 5) {
+      pending.tries += 1; showError("Sending again…");
+      var frame = pending.frame; setTimeout(function () { if (pending && pending.frame === frame) send(frame); }, 1000 * pending.tries);
+      return true;
+    }
+    pending = null;
+    if (msg.type === "error") showError(msg.reason); else showError("");
+    return true;
+  }
 
   function receive(msg) {
     if (msg.type === "state") {
@@ -51,7 +73,8 @@
       var c = $("connection");
       c.hidden = msg.connected;
       c.textContent = msg.connected ? "" : "Your partner lost their connection. Waiting up to " + Math.round(msg.reconnect_seconds) + " s for them to come back…";
-    } else if (msg.type === "error") { showError(msg.reason); }
+    } else if (msg.type === "ack") { moveAnswered(msg); }
+    else if (msg.type === "error") { if (!moveAnswered(msg)) showError(msg.reason); }
   }
 
   // ------------------------------------------------------------------ rendering
