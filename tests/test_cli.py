@@ -53,6 +53,23 @@ def test_play_then_report(coins, tmp_path: Path):
     assert len(out.read_text().splitlines()) == 25
 
 
+def test_report_rates_the_agents_of_self_play_runs(tmp_path: Path):
+    """Rule beats random at CaSiNo from either seat, so its rating must come out above random's."""
+    out = tmp_path / "casino.jsonl"
+    for first, second in (("rule", "random"), ("random", "rule")):
+        assert run("play", "--task", "casino-v0", "--agents", first, "--agents", second, "-n", "15", "--out", str(out)).exit_code == 0
+    result = run("report", str(out), "--ratings", "--json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert [g["episodes"] for g in payload["metrics"]] == [15, 15]
+    pooled = [b for b in payload["ratings"] if b["method"] == "bradley-terry" and b["role"] is None]
+    assert pooled, [(b["method"], b["role"]) for b in payload["ratings"]]
+    rating = {row["name"]: row["rating"] for row in pooled[0]["rows"]}
+    assert rating["rule"] > rating["random"]
+    table = run("report", str(out), "--ratings")
+    assert table.exit_code == 0 and "Bradley-Terry" in table.stdout
+
+
 def test_play_rejects_unknown_agents_and_tasks(coins):
     result = run("play", "--task", coins, "--agents", "randm", "-n", "1")
     assert result.exit_code == 2 and "Did you mean 'random'" in result.stderr

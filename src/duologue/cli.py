@@ -424,20 +424,28 @@ def evaluation_tables(evaluation) -> list[Table]:
 def report_command(
     path: PathArg,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+    ratings: Annotated[bool, typer.Option("--ratings", help="Also rate the agents (Bradley-Terry and Elo with 95% intervals, per task and role).")] = False,
 ) -> None:
     """Task metrics with 95% bootstrap intervals for self-play output (`duologue play --out`)."""
+    from duologue.arena.ratings import leaderboard_table, ratings_from_dialogues
     from duologue.arena.report import report, report_table
 
     result = load(OWN, path, skip_invalid=True)
     try:
         groups = report(result.dialogues)
+        boards = ratings_from_dialogues(result.dialogues) if ratings else []
     except (ValueError, UnknownNameError) as error:
         raise fail(str(error)) from None
     if as_json:
-        sys.stdout.write(json.dumps([g.model_dump() for g in groups], indent=2) + "\n")
+        payload: object = [g.model_dump() for g in groups]
+        if ratings:
+            payload = {"metrics": payload, "ratings": [b.model_dump() for b in boards]}
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
     for group in groups:
         console.print(report_table(group))
+    for board in boards:
+        console.print(leaderboard_table(board))
     if result.invalid:
         errors.print(f"[yellow]{result.invalid} unreadable line(s) left out[/]")
 

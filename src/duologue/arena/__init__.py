@@ -1,1 +1,1 @@
-"""Playing many episodes: self-play runs, reports with intervals, and (later) tournaments."""
+"""Playing many episodes: self-play runs (locally or on Ray), reports with intervals, agent ratings and tournaments."""
