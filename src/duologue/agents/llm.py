@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
@@ -44,6 +43,7 @@ from duologue.core import actions
 from duologue.core.agent import Agent
 from duologue.core.schema import Event, Message, Offer, Select, SubmitDeal, SystemNote
 from duologue.core.task import IllegalAction, Observation, Task
+from duologue.llm.replies import NotJSON, json_in_reply
 from duologue.llm.accounting import Completion, Usage
 from duologue.llm.settings import Endpoint, LLMConfigError, LLMSettings, resolve_endpoint
 
@@ -239,21 +239,11 @@ def move_schema(legal: list[str], *, items: list[dict[str, Any]], issues: dict[s
 
 # --------------------------------------------------------------------------- reading the reply
 
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
-
-
 def _json_of(text: str) -> Any:
-    text = _FENCE.sub("", text.strip())
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        start, end = text.find("{"), text.rfind("}")
-        if 0 <= start < end:
-            try:
-                return json.loads(text[start : end + 1])
-            except json.JSONDecodeError:
-                pass
-        raise MoveError(f"the reply is not JSON ({error.msg} at character {error.pos})") from None
+        return json_in_reply(text)
+    except NotJSON as error:
+        raise MoveError(str(error)) from None
 
 
 def _pydantic_problems(error: ValidationError) -> str:

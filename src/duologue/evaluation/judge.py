@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -58,6 +57,7 @@ from duologue.core.schema import (
     SystemNote,
     WalkAway,
 )
+from duologue.llm.replies import NotJSON, json_in_reply
 from duologue.llm.settings import LLMError
 
 if TYPE_CHECKING:  # the agreement code needs the `ml` extra (krippendorff, scipy, pandas); rating does not
@@ -292,22 +292,12 @@ class UnusableAnswer(ValueError):
     """Why a reply is not an answer (sent back to the model before it tries again)."""
 
 
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
-
-
 def parse_json_reply(text: str) -> Any:
-    """The JSON value of a reply, tolerating a code fence or words around one object."""
-    text = _FENCE.sub("", text.strip())
+    """The JSON value of a reply (see `json_in_reply`), or `UnusableAnswer` saying why not."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        start, end = text.find("{"), text.rfind("}")
-        if 0 <= start < end:
-            try:
-                return json.loads(text[start : end + 1])
-            except json.JSONDecodeError:
-                pass
-        raise UnusableAnswer(f"the reply is not JSON ({error.msg} at character {error.pos})") from None
+        return json_in_reply(text)
+    except NotJSON as error:
+        raise UnusableAnswer(str(error)) from None
 
 
 def score_of(value: Any, where: str) -> int:
