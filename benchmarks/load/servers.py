@@ -124,7 +124,10 @@ def platform_server(folder: Path, study_file: Path, database_url: str, *, admin_
     arguments = ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", database_url, "--study", str(study_file)]
     if workers is not None:
         arguments += ["--workers", str(workers)]
-    settings = {"DUOLOGUE_ADMIN_TOKEN": admin_token, "DUOLOGUE_SECRET": "load-benchmark", **(env or {})}
+    # Every simulated participant comes from 127.0.0.1, where a real study's people each have their
+    # own address: the per-address request limit would throttle the whole crowd as one person.
+    # The per-seat move limit stays as shipped (a participant thinking ~1 s stays under it).
+    settings = {"DUOLOGUE_ADMIN_TOKEN": admin_token, "DUOLOGUE_SECRET": "load-benchmark", "DUOLOGUE_REQUESTS_PER_SECOND": "1000000", "DUOLOGUE_REQUEST_BURST": "1000000", **(env or {})}
     if profile is not None:
         command = [sys.executable, str(HERE / "serve_wrapper.py"), *arguments]
         settings["DUOLOGUE_BENCH_PROFILE"] = str(profile)

@@ -80,7 +80,7 @@ def server(tmp_path_factory):
     thread.join(timeout=10)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # not the session: Playwright's sync API keeps an event loop running until it closes
 def browser(tmp_path_factory):
     from playwright.sync_api import sync_playwright
 
