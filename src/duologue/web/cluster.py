@@ -148,7 +148,7 @@ class Cluster:
         while not await self._call(lambda: self.redis.set(key, token, nx=True, px=int(LOCK_SECONDS * 1000))):
             if time.monotonic() > deadline:
                 raise ClusterUnavailable(f"dialogue {dialogue_id} stayed locked for {wait_seconds:.0f} s")
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(0.005)  # contention is rare (one dialogue, two people) and short
         try:
             yield
         finally:
@@ -163,6 +163,13 @@ class Cluster:
 
     async def owner(self, dialogue_id: str) -> str | None:
         return await self._call(lambda: self.redis.get(f"{PREFIX}:owner:{dialogue_id}"))
+
+    async def owners(self, dialogue_ids: list[str]) -> dict[str, str | None]:
+        """The owner of each dialogue, in one round trip (a lease round looks at every live dialogue)."""
+        if not dialogue_ids:
+            return {}
+        found = await self._call(lambda: self.redis.mget([f"{PREFIX}:owner:{d}" for d in dialogue_ids]))
+        return dict(zip(dialogue_ids, found))
 
     async def release(self, dialogue_id: str) -> None:
         try:
@@ -179,6 +186,22 @@ class Cluster:
             await self._call(lambda: self.redis.expire(key, 3600))
         else:
             await self._call(lambda: self.redis.zrem(key, self.worker))
+
+    async def set_all_present(self, seats: list[tuple[str, str]]) -> None:
+        """`set_present(..., True)` for many (dialogue, party) seats in one pipelined round trip."""
+        if not seats:
+            return
+        until = time.time() + self.lease_ms / 1000
+
+        async def write() -> None:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for dialogue_id, party in seats:
+                    key = f"{PREFIX}:here:{dialogue_id}:{party}"
+                    pipe.zadd(key, {self.worker: until})
+                    pipe.expire(key, 3600)
+                await pipe.execute()
+
+        await self._call(write)
 
     async def present_elsewhere(self, dialogue_id: str, party: str) -> bool:
         """Whether another worker holds a live socket of this party."""

@@ -28,6 +28,8 @@ from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Protocol
 
+from pydantic import TypeAdapter
+
 from duologue.agents import make_agent
 from duologue.core import actions
 from duologue.core.agent import Agent
@@ -42,6 +44,9 @@ from duologue.web.study import Study
 log = logging.getLogger(__name__)
 
 MAX_BOT_ATTEMPTS = 3
+EVENT = TypeAdapter(Event)
+PRESENCE_SECONDS = 1.0
+"""Several workers: how often a dialogue's runner looks in Redis for who is connected elsewhere."""
 UNAVAILABLE = (StorageUnavailable, ClusterUnavailable)
 """Errors of the shared services: the move is refused with 503 and may be sent again."""
 
@@ -167,12 +172,16 @@ class LiveDialogue:
         self.lock = asyncio.Lock()
         self.wakeup = asyncio.Event()
         self.stored = stored
+        self.announced = stored
+        """Events up to this number were announced to the other workers."""
         self.started = started if started is not None else time.time()
         self.last_move = task.events[-1].time if task.events and task.events[-1].time else self.started
         self.final: Dialogue | None = None
         self.runner: asyncio.Task | None = None
         self.dirty = False
         """The engine is ahead of the database (a store failed): rebuild it before anything else."""
+        self.presence_checked = float("-inf")
+        """Monotonic time of the last look at presence in Redis (several workers)."""
         settings = hub.settings
         self.idle_seconds = study.idle_seconds if study.idle_seconds is not None else settings.idle_seconds
         now = time.time()
@@ -235,9 +244,14 @@ class LiveDialogue:
                 await self.send(party, self.view(party))
 
     async def changed(self) -> None:
-        """After a change: new views here, and a word to the other workers to show theirs."""
+        """After a change: new views here, and a word to the other workers to show theirs.
+
+        The word carries the stored events since the last one, so a worker that was up to date
+        applies them without asking the database (it asks whenever it was not).
+        """
         await self.broadcast()
-        await self.hub.announce(self.id)
+        first, self.announced = self.announced, self.stored
+        await self.hub.announce(self.id, first, self.task.events[first : self.stored])
 
     # ------------------------------------------------------------------ keeping the engine true to storage
 
@@ -255,8 +269,12 @@ class LiveDialogue:
             self.sync()
         await self.refresh_presence()
 
-    def sync(self) -> None:
-        """Rebuild the engine after a failed store; with several workers, replay their new events too."""
+    def sync(self, known: tuple[int, list[Event]] | None = None) -> None:
+        """Rebuild the engine after a failed store; with several workers, replay their new events too.
+
+        `known`: (first number, events) another worker announced as stored; used instead of a
+        database read when they continue exactly where this engine is.
+        """
         if self.dirty:
             task, clock, events = self.hub.load_engine(self.id, self.study)
             self.task, self.clock, self.stored, self.dirty = task, clock, len(events), False
@@ -264,7 +282,12 @@ class LiveDialogue:
                 if occupant.seat.kind == "bot":
                     occupant.agent = make_bot(occupant.seat, task, task.seed)
         elif self.hub.cluster is not None:
-            new = self.hub.storage.events(self.id, since=self.stored)
+            if known is not None and known[0] == self.stored:
+                new = known[1]
+            elif known is not None and known[0] + len(known[1]) <= self.stored:
+                new = []  # nothing this engine lacks (a later change, if any, is announced too)
+            else:
+                new = self.hub.storage.events(self.id, since=self.stored)
             if new:
                 try:
                     replay(self.task, self.clock, [*self.task.events[: self.stored], *new])
@@ -354,11 +377,18 @@ class LiveDialogue:
         if self.occupants[other].seat.kind == "human" and not self.task.done:
             await self.send_everywhere(other, {"type": "partner", "connected": connected, "reconnect_seconds": self.hub.settings.reconnect_seconds})
 
+    async def refresh_presence_now_and_then(self) -> None:
+        """`refresh_presence` at most once per `PRESENCE_SECONDS`: each look costs Redis round trips,
+        and a move wakes the runner far more often than presence can matter to a clock."""
+        if time.monotonic() - self.presence_checked >= PRESENCE_SECONDS:
+            await self.refresh_presence()
+
     async def refresh_presence(self) -> None:
         """Multi-process mode: which people have a connection on another worker (for clocks and views)."""
         cluster = self.hub.cluster
         if cluster is None:
             return
+        self.presence_checked = time.monotonic()
         now = time.time()
         for party, occupant in self.occupants.items():
             if occupant.seat.kind != "human":
@@ -391,7 +421,9 @@ class LiveDialogue:
                         await asyncio.wait_for(self.wakeup.wait(), timeout=self._seconds_to_next_deadline())
                     except asyncio.TimeoutError:
                         pass
-                    await self.refresh_presence()
+                    await self.refresh_presence_now_and_then()
+                    if not self._a_clock_ran_out():
+                        continue  # woken by a move: nothing to end, and no lock to take for it
                     async with self.changing():
                         ended = self._check_clocks()
                     if ended:
@@ -477,6 +509,12 @@ class LiveDialogue:
         wait = max(0.05, min(t for t, _ in self._deadlines()) - time.time())
         # with several workers, presence lives in Redis: look again regularly
         return min(wait, 1.0) if self.hub.cluster is not None else wait
+
+    def _a_clock_ran_out(self) -> bool:
+        """Whether any deadline has passed, by what this worker knows (a stale view only errs early,
+        and `_check_clocks` looks again under the lock with the engine up to date)."""
+        now = time.time()
+        return any(now >= deadline for deadline, _ in self._deadlines())
 
     def _check_clocks(self) -> bool:
         """End the dialogue when a clock ran out; True when it did."""
@@ -714,9 +752,10 @@ class LiveHub:
     def exclusive(self, dialogue_id: str) -> Any:
         return self.cluster.lock(dialogue_id) if self.cluster is not None else nullcontext()
 
-    async def announce(self, dialogue_id: str) -> None:
+    async def announce(self, dialogue_id: str, first: int = 0, events: list[Event] | None = None) -> None:
         if self.cluster is not None:
-            await self.cluster.publish({"type": "changed", "dialogue": dialogue_id})
+            stored = [e.model_dump(mode="json") for e in events or []]
+            await self.cluster.publish({"type": "changed", "dialogue": dialogue_id, "first": first, "events": stored})
 
     async def relay(self, dialogue_id: str, party: str, frame: dict[str, Any]) -> None:
         if self.cluster is not None:
@@ -734,7 +773,11 @@ class LiveHub:
         if live is None:
             return
         if message["type"] == "changed":
-            await live.refresh()
+            known = None
+            if isinstance(message.get("first"), int) and isinstance(message.get("events"), list):
+                known = (message["first"], [EVENT.validate_python(e) for e in message["events"]])
+            async with live.lock:  # the engine up to date; presence comes with "partner" frames and the lease rounds
+                live.sync(known)
             await live.broadcast()
             live.wakeup.set()
         elif message["type"] == "frame" and message.get("to") in live.occupants:
@@ -789,15 +832,17 @@ class LiveHub:
                 if live is not None and live.runner is not None:
                     live.runner.cancel()
                 self.owned.discard(dialogue_id)
-        for live in list(self.dialogues.values()):
-            for party, occupant in live.occupants.items():
-                if occupant.connections:
-                    await self.cluster.set_present(live.id, party, True)
+        await self.cluster.set_all_present([(live.id, party) for live in list(self.dialogues.values()) for party, occupant in live.occupants.items() if occupant.connections])
+        orphans = []
         for info in self.storage.dialogues(status="live"):
             live = self.dialogues.get(info.id)
             if live is not None and live.runner is not None and not live.runner.done():
                 continue
-            if info.study_id not in self.studies or await self.cluster.owner(info.id) is not None:
+            if info.study_id in self.studies:
+                orphans.append(info)
+        owners = await self.cluster.owners([info.id for info in orphans])
+        for info in orphans:
+            if owners.get(info.id) is not None:
                 continue
             live = await self.open(info.id)
             if live is None or (live.runner is not None and not live.runner.done()):
