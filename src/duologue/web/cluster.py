@@ -94,6 +94,8 @@ return 0
 """
 
 
+STORED_COUNT_SECONDS = 6 * 3600
+"""How long a dialogue's stored-event count is kept in Redis (longer than any dialogue lasts)."""
 LOCK_SECONDS = 3.0
 LOCK_WAIT_SECONDS = 5.0
 POOL_CONNECTIONS = 64
@@ -163,6 +165,22 @@ class Cluster:
 
     async def owner(self, dialogue_id: str) -> str | None:
         return await self._call(lambda: self.redis.get(f"{PREFIX}:owner:{dialogue_id}"))
+
+    async def stored_count(self, dialogue_id: str) -> int | None:
+        """The number of stored events the last writer noted (a hint: storage stays the truth)."""
+        value = await self._call(lambda: self.redis.get(f"{PREFIX}:stored:{dialogue_id}"))
+        return int(value) if value is not None else None
+
+    async def set_stored_count(self, dialogue_id: str, count: int) -> None:
+        """Note the count after a write; if that fails, drop the old note so nobody trusts it."""
+        key = f"{PREFIX}:stored:{dialogue_id}"
+        try:
+            await self.redis.set(key, count, ex=STORED_COUNT_SECONDS)
+        except (RedisError, OSError):
+            try:
+                await self.redis.delete(key)
+            except (RedisError, OSError):
+                pass  # Redis is away; the lock is too, and a later writer notes the count again
 
     async def owners(self, dialogue_ids: list[str]) -> dict[str, str | None]:
         """The owner of each dialogue, in one round trip (a lease round looks at every live dialogue)."""

@@ -260,8 +260,13 @@ class LiveDialogue:
         """The exclusive right to change this dialogue, with the engine up to date with storage."""
         async with self.lock:
             async with self.hub.exclusive(self.id):
-                self.sync()
-                yield
+                self.sync(count=await self.hub.stored_count(self.id))
+                before = self.stored
+                try:
+                    yield
+                finally:
+                    if self.stored != before:
+                        await self.hub.set_stored_count(self.id, self.stored)
 
     async def refresh(self) -> None:
         """Up to date for reading (a page load, another worker's change)."""
@@ -269,11 +274,13 @@ class LiveDialogue:
             self.sync()
         await self.refresh_presence()
 
-    def sync(self, known: tuple[int, list[Event]] | None = None) -> None:
+    def sync(self, known: tuple[int, list[Event]] | None = None, count: int | None = None) -> None:
         """Rebuild the engine after a failed store; with several workers, replay their new events too.
 
         `known`: (first number, events) another worker announced as stored; used instead of a
-        database read when they continue exactly where this engine is.
+        database read when they continue exactly where this engine is. `count`: how many events
+        Redis says are stored; when this engine has exactly those, the database is not asked (a
+        count left behind by a crash is caught by storage's unique event numbers, see `move`).
         """
         if self.dirty:
             task, clock, events = self.hub.load_engine(self.id, self.study)
@@ -286,6 +293,8 @@ class LiveDialogue:
                 new = known[1]
             elif known is not None and known[0] + len(known[1]) <= self.stored:
                 new = []  # nothing this engine lacks (a later change, if any, is announced too)
+            elif count is not None and count == self.stored:
+                new = []
             else:
                 new = self.hub.storage.events(self.id, since=self.stored)
             if new:
@@ -327,21 +336,29 @@ class LiveDialogue:
         if self.occupants[party].seat.kind != "human":
             raise MoveRefused("this seat is played by a bot", status=403)
         self.check_say(action)
+        # Optimistic about retries, which are rare: the move is stepped and stored with its id, and
+        # storage's unique (dialogue, move id) turns a repeat into a conflict; only then (or when the
+        # repeat is no longer legal) is the id looked up. A conflict over event numbers means this
+        # engine was behind (another worker, or a notice lost in a crash): rebuilt, it tries once more.
         try:
             async with self.changing():
-                if move_id is not None and self.hub.storage.move_seen(self.id, move_id):
-                    return False
-                try:
-                    self.task.step(action, party)
-                except IllegalAction as error:
-                    raise MoveRefused(error.reason, status=409) from None
-                self.last_move = time.time()
-                try:
-                    self.commit(move_id)
-                except EventConflict:
-                    if move_id is not None and self.hub.storage.move_seen(self.id, move_id):
-                        return False
-                    raise MoveRefused("the other party moved at the same moment; look again and retry", status=409) from None
+                for attempt in range(2):
+                    try:
+                        self.task.step(action, party)
+                    except IllegalAction as error:
+                        if move_id is not None and self.hub.storage.move_seen(self.id, move_id):
+                            return False
+                        raise MoveRefused(error.reason, status=409) from None
+                    self.last_move = time.time()
+                    try:
+                        self.commit(move_id)
+                        break
+                    except EventConflict:
+                        self.sync()  # `commit` marked the engine dirty: rebuild it from storage
+                        if move_id is not None and self.hub.storage.move_seen(self.id, move_id):
+                            return False
+                        if attempt == 1:
+                            raise MoveRefused("the other party moved at the same moment; look again and retry", status=409) from None
         except UNAVAILABLE as error:
             log.warning("move in %s refused: %s", self.id, error)
             raise MoveRefused("the platform is briefly unavailable; your move was not made, please send it again", status=503) from None
@@ -751,6 +768,14 @@ class LiveHub:
 
     def exclusive(self, dialogue_id: str) -> Any:
         return self.cluster.lock(dialogue_id) if self.cluster is not None else nullcontext()
+
+    async def stored_count(self, dialogue_id: str) -> int | None:
+        """How many events of the dialogue are stored, as last written to Redis (None: ask the database)."""
+        return await self.cluster.stored_count(dialogue_id) if self.cluster is not None else None
+
+    async def set_stored_count(self, dialogue_id: str, count: int) -> None:
+        if self.cluster is not None:
+            await self.cluster.set_stored_count(dialogue_id, count)
 
     async def announce(self, dialogue_id: str, first: int = 0, events: list[Event] | None = None) -> None:
         if self.cluster is not None:
