@@ -276,3 +276,45 @@ def test_a_redis_restart_is_survived(servers, redis_server):
         final = play_to_a_deal(sockets, seen, states=states)
     stored_events = assert_stored_exactly_as_seen(first, final)
     assert [e.get("text") for e in stored_events].count("made while Redis was away") == 1
+
+
+def test_a_stale_event_count_in_redis_loses_no_move_and_doubles_none(tmp_path, redis_server):
+    """A writer that dies between storing and noting its count leaves Redis behind the database.
+
+    Two workers (hubs) in one process share the database and Redis but hear no notices from each
+    other, so one engine falls behind; the count is then set back to exactly that engine's length,
+    the one case in which the catch-up read is skipped. Its next move must still be stored once,
+    after the other worker's, with no event lost or repeated.
+    """
+    import asyncio
+
+    from duologue.core import actions
+    from duologue.web.cluster import PREFIX, Cluster
+    from duologue.web.live import LiveHub
+    from duologue.web.study import Partner, Study
+    from web.conftest import fast_settings
+
+    study = Study(id="people", task="openchat-wow-v0", partners=[Partner(kind="human")], turn_taking="free")
+    settings = fast_settings(tmp_path, redis_url=redis_server.url)
+
+    async def scenario() -> list[str]:
+        hubs = [LiveHub(Storage(settings.database_url), settings, {study.id: study}) for _ in range(2)]
+        for hub in hubs:
+            hub.cluster = Cluster(redis_server.url)  # no listener: the other worker's notices never arrive
+        first, second = hubs
+        seats = first.start(study, humans=["ann", "ben"], bot=None, pairing="people", scenario_key="k", scenario=None, seed=3)
+        live_id = next(iter(seats.values())).dialogue_id
+        ann, ben = seats["ann"].party, seats["ben"].party
+        here, there = await first.open(live_id), await second.open(live_id)
+        assert await here.move(ann, actions.Say(text="one"), "m1")
+        behind = here.stored
+        assert await there.move(ben, actions.Say(text="two"), "m2")  # `here` never hears of it
+        await first.cluster.redis.set(f"{PREFIX}:stored:{live_id}", behind)  # the count a crash left behind
+        assert await here.move(ann, actions.Say(text="three"), "m3")
+        assert not await here.move(ann, actions.Say(text="three"), "m3"), "a retry is acknowledged, not made again"
+        texts = [e.text for e in first.storage.events(live_id) if getattr(e, "text", None)]
+        for hub in hubs:
+            await hub.close()
+        return texts
+
+    assert asyncio.run(scenario()) == ["one", "two", "three"]
