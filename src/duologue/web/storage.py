@@ -14,6 +14,7 @@ applied twice. A database that cannot be reached raises `StorageUnavailable` (th
 from __future__ import annotations
 
 import functools
+import logging
 import json
 import secrets
 import time
@@ -21,13 +22,14 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from pydantic import TypeAdapter
-from sqlalchemy import Boolean, event, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, func, select
+from sqlalchemy import Boolean, event, inspect, text, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, func, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from duologue.core.schema import Dialogue, Event, Rating
 
 _EVENT = TypeAdapter(Event)
+log = logging.getLogger(__name__)
 
 
 class StorageUnavailable(RuntimeError):
@@ -178,7 +180,27 @@ class Storage:
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_write_ahead)
         Base.metadata.create_all(self.engine)
+        self._guard_event_numbers()
         self._session = sessionmaker(self.engine, expire_on_commit=False)
+
+    def _guard_event_numbers(self) -> None:
+        """Give a database made before events were unique per (dialogue, seq) that guard too.
+
+        `create_all` adds missing tables, not constraints to existing ones; the unique index does
+        the constraint's work. A database that already holds a repeated number keeps working
+        without it, and the log says which dialogue to look at.
+        """
+        columns = ["dialogue_id", "seq"]
+        found = inspect(self.engine)
+        if any(c["column_names"] == columns for c in found.get_unique_constraints("events")):
+            return
+        if any(i["column_names"] == columns and i["unique"] for i in found.get_indexes("events")):
+            return
+        try:
+            with self.engine.begin() as connection:
+                connection.execute(text("CREATE UNIQUE INDEX one_event_per_seq_index ON events (dialogue_id, seq)"))
+        except IntegrityError as error:
+            log.warning("events repeat a number within a dialogue, so they are not guarded against it: %s", error.orig)
 
     def close(self) -> None:
         self.engine.dispose()
