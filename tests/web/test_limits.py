@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from duologue.web.limits import WEBSOCKET_MESSAGE_TOO_BIG, LimitsMiddleware, MoveLimit, RateLimited, RateLimiter, client_address, frame_size, limit_moves
+from duologue.web.limits import WEBSOCKET_MESSAGE_TOO_BIG, WEBSOCKET_TRY_AGAIN_LATER, LimitsMiddleware, MoveLimit, RateLimited, RateLimiter, client_address, frame_size, limit_moves
 from duologue.web.settings import Settings
 from duologue.web.study import Partner, Study
 from duologue.web.app import create_app
@@ -189,6 +189,23 @@ def test_a_websocket_frame_over_the_limit_closes_the_socket_before_the_app_reads
         ws.send_text("é" * 51)  # 102 bytes
         closed = ws.receive()
         assert closed["type"] == "websocket.close" and closed["code"] == WEBSOCKET_MESSAGE_TOO_BIG
+
+
+def test_an_address_opening_sockets_too_fast_is_refused_at_the_handshake():
+    clock = FakeClock()
+    client = TestClient(small_app(clock, requests_per_second=1.0, burst=3))
+    for _ in range(3):
+        with client.websocket_connect("/ws") as ws:
+            ws.send_text("hi")
+            assert ws.receive_text() == "hi"
+    with pytest.raises(WebSocketDisconnect) as refused:
+        with client.websocket_connect("/ws"):
+            pass
+    assert refused.value.code == WEBSOCKET_TRY_AGAIN_LATER
+    clock.now += 1.0  # a second later the bucket holds one more
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text("back")
+        assert ws.receive_text() == "back"
 
 
 # ---------------------------------------------------------------------- on the platform

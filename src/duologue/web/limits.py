@@ -37,6 +37,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 WEBSOCKET_MESSAGE_TOO_BIG = 1009
 """The websocket close code for a frame the server will not take (RFC 6455, 7.4.1)."""
+WEBSOCKET_TRY_AGAIN_LATER = 1013
+"""Close code for a handshake refused because the address opens sockets too fast."""
 
 
 _ROUNDING = 1e-9
@@ -162,7 +164,7 @@ def client_address(scope: Scope, trust_forwarded_for: bool = False) -> str:
 
 
 class LimitsMiddleware:
-    """ASGI middleware: HTTP requests per client address, and the size of websocket frames.
+    """ASGI middleware: HTTP requests and websocket handshakes per client address, and the size of websocket frames.
 
     `app.add_middleware(LimitsMiddleware, requests_per_second=20, burst=60, max_frame_bytes=64_000)`.
     Paths starting with one of `exempt` (static files, the health check) are not counted.
@@ -189,16 +191,23 @@ class LimitsMiddleware:
         if scope["type"] == "http":
             await self._http(scope, receive, send)
         elif scope["type"] == "websocket":
+            if not self._allowed(scope):  # a script opening sockets in a loop: refused at the handshake
+                await receive()  # the websocket.connect message
+                await send({"type": "websocket.close", "code": WEBSOCKET_TRY_AGAIN_LATER})
+                return
             await self.app(scope, self._sized(receive, send), send)
         else:
             await self.app(scope, receive, send)
 
+    def _allowed(self, scope: Scope) -> bool:
+        """Count one request (or websocket handshake) of the client's address; False when over its limit."""
+        return scope.get("path", "").startswith(self.exempt) or self.requests.allow(client_address(scope, self.trust_forwarded_for))
+
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        address = client_address(scope, self.trust_forwarded_for)
-        if path.startswith(self.exempt) or self.requests.allow(address):
+        if self._allowed(scope):
             await self.app(scope, receive, send)
             return
+        address = client_address(scope, self.trust_forwarded_for)
         wait = math.ceil(self.requests.retry_after(address))
         body = json.dumps({"detail": f"too many requests: wait {wait} s and try again"}).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (b"retry-after", str(wait).encode())]
