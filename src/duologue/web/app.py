@@ -98,6 +98,39 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
+REFUSAL_SCHEMA = {
+    "title": "Refusal",
+    "type": "object",
+    "properties": {"detail": {"type": "string", "title": "Detail", "description": "What is wrong, in words."}},
+    "required": ["detail"],
+}
+
+
+def describe_refusals(app: FastAPI) -> None:
+    """Declare the platform's own 422s in the OpenAPI description.
+
+    FastAPI documents a 422 only as its request-validation list; the platform also refuses a body
+    that parses but is no valid move or answer, with a sentence in `detail`. Both shapes are declared
+    so clients generated from the description (and the API fuzz test) expect what they get.
+    """
+    produce = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = produce()
+        schema.setdefault("components", {}).setdefault("schemas", {})["Refusal"] = REFUSAL_SCHEMA
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                declared = operation.get("responses", {}).get("422", {}).get("content", {}).get("application/json")
+                if declared is not None:
+                    declared["schema"] = {"anyOf": [declared["schema"], {"$ref": "#/components/schemas/Refusal"}]}
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def create_app(settings: Settings | None = None, studies: list[Study] | None = None) -> FastAPI:
     """A ready app. Studies: given, else `settings.study`'s file, else one default study per task."""
     settings = settings or Settings()
@@ -128,6 +161,7 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
 
     app = FastAPI(title="duologue", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.platform = state
+    describe_refusals(app)
     app.state.move_limit = MoveLimit(settings.moves_per_second, settings.move_burst)
     app.add_middleware(
         LimitsMiddleware,
