@@ -534,10 +534,9 @@ class MutualFriendsFormat(CorpusFormat):
 
     def _check_hf_pair(self, names: Any, values: Any, names_path: str, values_path: str, c: Checker) -> dict[str, Any] | None:
         """A friend stored column-wise: a list of attribute names and a list of their values."""
-        if type(names) is list and type(values) is list and len(names) == len(values) and _all_strings(names) and _all_strings(values):
-            friend = dict(zip(names, values))
-            if len(friend) == len(names):  # the common case, answered without the detailed walk
-                return friend
+        friend = _quick_pair(names, values)
+        if friend is not None:  # the common case, answered without the detailed walk
+            return friend
         sound = True
         for part, part_path in ((names, names_path), (values, values_path)):
             if not isinstance(part, list):
@@ -553,14 +552,11 @@ class MutualFriendsFormat(CorpusFormat):
         if len(names) != len(values):
             c.fail(values_path, f"{len(values)} values for {len(names)} attribute names")
             return None
-        friend = dict(zip(names, values))
-        if len(friend) == len(names):  # no name twice: the common case, without the quadratic search
-            return friend
         for j, name in enumerate(names):
             if name in names[:j]:
                 c.fail(f"{names_path}[{j}]", f"attribute {name!r} appears twice in one friend")
                 return None
-        return friend
+        return dict(zip(names, values))
 
     def _check_hf_events(self, events: Mapping[str, Any], view: _View, c: Checker) -> None:
         columns: dict[str, list[Any]] = {}
