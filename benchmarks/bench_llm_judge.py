@@ -41,6 +41,7 @@ from rich.table import Table
 from duologue.core.schema import Dialogue, Rating
 from duologue.data.io import read_corpus
 from duologue.evaluation.judge import DUO_ITEMS, Judge, JudgeResult, agreement_rows, judge_agreement, judge_dialogues, rated_party
+from duologue.evaluation.judge_cli import agreement_cells
 from duologue.tasks import corpus_format
 
 GROUPS = (("ed", "en"), ("wow", "en"), ("ed", "ja"), ("wow", "ja"))
@@ -142,14 +143,6 @@ def merged(judged: dict[str, list[Dialogue]]) -> list[Dialogue]:
     return combined
 
 
-def _figure(figure: dict[str, Any] | None) -> str:
-    if figure is None:
-        return "n/a"
-    low, high = figure.get("low"), figure.get("high")
-    interval = f" [{low:+.2f},{high:+.2f}]" if low is not None and high is not None and not (math.isnan(low) or math.isnan(high)) else ""
-    return f"{figure['value']:+.2f}{interval}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=8, help="Rated dialogues per group (language x setting).")
@@ -211,18 +204,7 @@ def main() -> None:
         for rater in judged:
             row = agreement_rows([judge_agreement(combined, item.name, judge_id=rater, bootstrap=args.bootstrap)])[0]
             everything.append(row)
-            change = row["alpha_change"]
-            table.add_row(
-                item.name,
-                rater,
-                str(row["dialogues"]),
-                _figure(row["third_party_alpha"]),
-                _figure(row["with_judge_alpha"]),
-                "n/a" if change is None else f"{change:+.2f}",
-                _figure(row["judge_vs_mean_alpha"]),
-                _figure(row["spearman_vs_mean"]),
-                _figure(row["spearman_vs_user"]),
-            )
+            table.add_row(item.name, rater, str(row["dialogues"]), *agreement_cells(row))
         table.add_section()
     console.print(table)
 

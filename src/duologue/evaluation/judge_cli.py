@@ -77,19 +77,21 @@ def agreement_table(rows: list[dict[str, Any]], title: str) -> Table:
     for column in ("criterion", "n", "no answer", "alpha raters", "alpha raters+judge", "change", "alpha judge~mean", "rho judge~mean", "rho judge~user"):
         table.add_column(column, justify="left" if column == "criterion" else "right", no_wrap=column == "criterion")
     for row in rows:
-        change = row.get("alpha_change")
-        table.add_row(
-            row["criterion"],
-            str(row["dialogues"]),
-            str(row["unanswered"]),
-            _figure(row["third_party_alpha"]),
-            _figure(row["with_judge_alpha"]),
-            "n/a" if change is None else f"{change:+.2f}",
-            _figure(row["judge_vs_mean_alpha"]),
-            _figure(row["spearman_vs_mean"]),
-            _figure(row["spearman_vs_user"]),
-        )
+        table.add_row(row["criterion"], str(row["dialogues"]), str(row["unanswered"]), *agreement_cells(row))
     return table
+
+
+def agreement_cells(row: dict[str, Any]) -> list[str]:
+    """One `agreement_rows` row as table cells: alpha raters, with the judge, change, judge~mean alpha, two rhos."""
+    change = row.get("alpha_change")
+    return [
+        _figure(row["third_party_alpha"]),
+        _figure(row["with_judge_alpha"]),
+        "n/a" if change is None else f"{change:+.2f}",
+        _figure(row["judge_vs_mean_alpha"]),
+        _figure(row["spearman_vs_mean"]),
+        _figure(row["spearman_vs_user"]),
+    ]
 
 
 def judge_command(
