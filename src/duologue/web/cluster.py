@@ -163,9 +163,6 @@ class Cluster:
         """Become the dialogue's owner if nobody is (or we already are)."""
         return bool(await self._call(lambda: self.redis.eval(RENEW_SCRIPT, 1, f"{PREFIX}:owner:{dialogue_id}", self.worker, self.lease_ms)))
 
-    async def owner(self, dialogue_id: str) -> str | None:
-        return await self._call(lambda: self.redis.get(f"{PREFIX}:owner:{dialogue_id}"))
-
     async def stored_count(self, dialogue_id: str) -> int | None:
         """The number of stored events the last writer noted (a hint: storage stays the truth)."""
         value = await self._call(lambda: self.redis.get(f"{PREFIX}:stored:{dialogue_id}"))
@@ -198,12 +195,10 @@ class Cluster:
     # ------------------------------------------------------------------ presence
 
     async def set_present(self, dialogue_id: str, party: str, present: bool) -> None:
-        key = f"{PREFIX}:here:{dialogue_id}:{party}"
         if present:
-            await self._call(lambda: self.redis.zadd(key, {self.worker: time.time() + self.lease_ms / 1000}))
-            await self._call(lambda: self.redis.expire(key, 3600))
+            await self.set_all_present([(dialogue_id, party)])
         else:
-            await self._call(lambda: self.redis.zrem(key, self.worker))
+            await self._call(lambda: self.redis.zrem(f"{PREFIX}:here:{dialogue_id}:{party}", self.worker))
 
     async def set_all_present(self, seats: list[tuple[str, str]]) -> None:
         """`set_present(..., True)` for many (dialogue, party) seats in one pipelined round trip."""

@@ -191,7 +191,7 @@ class LimitsMiddleware:
         if scope["type"] == "http":
             await self._http(scope, receive, send)
         elif scope["type"] == "websocket":
-            if not self._allowed(scope):  # a script opening sockets in a loop: refused at the handshake
+            if not self._allowed(scope, client_address(scope, self.trust_forwarded_for)):  # a script opening sockets in a loop
                 await receive()  # the websocket.connect message
                 await send({"type": "websocket.close", "code": WEBSOCKET_TRY_AGAIN_LATER})
                 return
@@ -199,15 +199,15 @@ class LimitsMiddleware:
         else:
             await self.app(scope, receive, send)
 
-    def _allowed(self, scope: Scope) -> bool:
-        """Count one request (or websocket handshake) of the client's address; False when over its limit."""
-        return scope.get("path", "").startswith(self.exempt) or self.requests.allow(client_address(scope, self.trust_forwarded_for))
+    def _allowed(self, scope: Scope, address: str) -> bool:
+        """Count one request (or websocket handshake) of this address; False when over its limit."""
+        return scope.get("path", "").startswith(self.exempt) or self.requests.allow(address)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self._allowed(scope):
+        address = client_address(scope, self.trust_forwarded_for)
+        if self._allowed(scope, address):
             await self.app(scope, receive, send)
             return
-        address = client_address(scope, self.trust_forwarded_for)
         wait = math.ceil(self.requests.retry_after(address))
         body = json.dumps({"detail": f"too many requests: wait {wait} s and try again"}).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (b"retry-after", str(wait).encode())]
