@@ -6,7 +6,8 @@ collect dialogues on the platform, and evaluate.
 
 from duologue.core.schema import Annotation, Dialogue, Outcome, Party, Rating, Scenario, Source
 
-from duologue.tasks import make, task_ids
+from duologue.core.spec import TaskSpec
+from duologue.tasks import make, register, spec, specs, task_ids
 
 __version__ = "0.1.0"
-__all__ = ["Annotation", "Dialogue", "Outcome", "Party", "Rating", "Scenario", "Source", "__version__", "make", "task_ids"]
+__all__ = ["Annotation", "Dialogue", "Outcome", "Party", "Rating", "Scenario", "Source", "__version__", "TaskSpec", "make", "register", "spec", "specs", "task_ids"]

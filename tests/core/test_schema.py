@@ -4,6 +4,7 @@ import pytest
 from pydantic import ValidationError
 
 from duologue.core.schema import (
+    GenericEvent,
     Annotation,
     Dialogue,
     Message,
@@ -34,9 +35,14 @@ def test_events_are_parsed_by_kind():
     assert [m.text for m in d.messages()] == ["hi"]
 
 
-def test_unknown_event_kind_and_unknown_field_are_rejected():
+def test_unknown_event_kind_is_kept_and_unknown_field_is_rejected():
+    # a kind no installed task registered (a plug-in's move) stays readable, every field kept
+    d = Dialogue(id="d", task="casino", parties=two_parties(), events=[{"kind": "dance", "party": "a", "steps": [1, 2]}])
+    assert isinstance(d.events[0], GenericEvent) and d.events[0].kind == "dance"
+    assert Dialogue.model_validate_json(d.model_dump_json()).model_dump() == d.model_dump()
+    assert d.model_dump()["events"][0]["steps"] == [1, 2]
     with pytest.raises(ValidationError, match="kind"):
-        Dialogue(id="d", task="casino", parties=two_parties(), events=[{"kind": "dance", "party": "a"}])
+        Dialogue(id="d", task="casino", parties=two_parties(), events=[{"party": "a"}])
     with pytest.raises(ValidationError, match="txt"):
         Dialogue(id="d", task="casino", parties=two_parties(), events=[{"kind": "message", "party": "a", "text": "x", "txt": "y"}])
 

@@ -273,8 +273,8 @@ def reply_to_action(text: str, legal: list[str], items: list[dict[str, Any]]) ->
             raise MoveError(f"that row is not in your list; choose a row number from 1 to {len(items)}")
     try:
         return actions.parse_action(data)
-    except ValidationError as error:
-        raise MoveError(f"the {kind} move is malformed: {_pydantic_problems(error)}") from None
+    except ValueError as error:
+        raise MoveError(f"the {kind} move is malformed: {error}") from None
 
 
 # --------------------------------------------------------------------------- the agent

@@ -11,7 +11,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    SerializeAsAny,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 SCHEMA_VERSION = 1
 
@@ -133,35 +145,79 @@ class SystemNote(EventBase):
     data: dict[str, JSONValue] = Field(default_factory=dict)
 
 
+class GenericEvent(EventBase):
+    """An event of a kind no installed task registered (a dialogue stored by a plug-in task that is
+    not installed here). Its fields are kept as they are, so the dialogue stays readable and writes
+    back unchanged."""
+
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
+    kind: str
+
+
+EVENT_CLASSES: dict[str, type[EventBase]] = {
+    cls.model_fields["kind"].default: cls
+    for cls in (Message, Select, Offer, Accept, Reject, Quit, SubmitDeal, AcceptDeal, RejectDeal, WalkAway, SystemNote)
+}
+"""Event kind -> its class. Built-in kinds are here; a task adds its own with `register_event`."""
+
+
+def register_event(cls: type[EventBase]) -> type[EventBase]:
+    """Make a task's own event kind readable everywhere a `Dialogue` is (usable as a class decorator).
+
+    The class needs a `kind: Literal["..."]` field with a default. Registering the same class twice
+    is harmless; a different class under a kind already taken is an error.
+    """
+    field = cls.model_fields.get("kind")
+    kind = field.default if field is not None else None
+    if not isinstance(kind, str) or not kind:
+        raise TypeError(f"{cls.__name__} needs a `kind` field with a string default to be an event")
+    known = EVENT_CLASSES.get(kind)
+    if known is not None and known is not cls and known.__qualname__ != cls.__qualname__:
+        raise ValueError(f"event kind {kind!r} is already {known.__module__}.{known.__qualname__}")
+    EVENT_CLASSES[kind] = cls
+    return cls
+
+
+def _event_kind(value: Any) -> str | None:
+    if isinstance(value, dict):
+        return value.get("kind")
+    return getattr(value, "kind", None)
+
+
+def _validate_event(value: Any) -> EventBase:
+    """Read one event by its `kind` through the registry (unknown kinds become a `GenericEvent`)."""
+    kind = _event_kind(value)
+    cls = EVENT_CLASSES.get(kind) if isinstance(kind, str) else None
+    if isinstance(value, EventBase) and (cls is None or isinstance(value, cls)):
+        return value
+    if cls is None:
+        if not isinstance(kind, str) or not kind:
+            raise ValueError("an event needs a `kind` (a non-empty string)")
+        cls = GenericEvent
+    if isinstance(value, EventBase):
+        value = value.model_dump()
+    return cls.model_validate(value)
+
+
+def _event_json_schema(_core: Any, _handler: Any) -> dict[str, Any]:
+    return {"oneOf": [cls.model_json_schema() for cls in EVENT_CLASSES.values()], "title": "Event"}
+
+
 Event = Annotated[
-    Union[
-        Message,
-        Select,
-        Offer,
-        Accept,
-        Reject,
-        Quit,
-        SubmitDeal,
-        AcceptDeal,
-        RejectDeal,
-        WalkAway,
-        SystemNote,
-    ],
-    Field(discriminator="kind"),
+    SerializeAsAny[EventBase],
+    PlainValidator(_validate_event),
+    WithJsonSchema({"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}}, "title": "Event"}),
 ]
-EVENT_KINDS: tuple[str, ...] = (
-    "message",
-    "select",
-    "offer",
-    "accept",
-    "reject",
-    "quit",
-    "submit-deal",
-    "accept-deal",
-    "reject-deal",
-    "walk-away",
-    "system",
-)
+"""Any event: a built-in kind, a kind a task registered, or (for unknown kinds) a `GenericEvent`."""
+
+
+def event_kinds() -> tuple[str, ...]:
+    """Every registered event kind."""
+    return tuple(EVENT_CLASSES)
+
+
+EVENT_KINDS: tuple[str, ...] = tuple(EVENT_CLASSES)
+"""The built-in event kinds (see `event_kinds()` for those tasks added)."""
 
 # --------------------------------------------------------------------------- outcome
 
@@ -265,7 +321,7 @@ class Source(Model):
     """Where a dialogue came from, and what its native record held that the schema does not model."""
 
     corpus: str | None = None
-    """Corpus format name (`casino`, `craigslist`, `mutualfriends`, `duo`), or None if played here."""
+    """Corpus format name (as registered, see `duologue data formats`), or None if played here."""
     shape: str | None = None
     """Which native shape the record had, where a corpus has several (`cocoa`, `hf`)."""
     file: str | None = None
@@ -276,7 +332,16 @@ class Source(Model):
 
 # --------------------------------------------------------------------------- dialogue
 
-TASKS: tuple[str, ...] = ("mutualfriends", "craigslist", "casino", "openchat")
+class Anomaly(Model):
+    """Something a record does that its task's rules forbid but people did (an accept with no offer
+    on the table, an empty strategy label). The record still loads, byte for byte; the anomaly is
+    kept on the dialogue so statistics and analyses can count or leave out such records."""
+
+    path: str
+    """Where in the native record (`events[12].action`, `annotations[3]`)."""
+    message: str
+    code: str | None = None
+    """A short stable name for the kind of anomaly (`accept-without-offer`), for counting."""
 
 
 class Dialogue(Model):
@@ -284,7 +349,8 @@ class Dialogue(Model):
 
     schema_version: int = SCHEMA_VERSION
     id: str
-    task: Literal["mutualfriends", "craigslist", "casino", "openchat"]
+    task: str
+    """The task family (a task spec's `family`): any registered task, built in or plug-in."""
     split: str | None = None
     language: str = "en"
     scenario: Scenario = Field(default_factory=Scenario)
@@ -296,6 +362,15 @@ class Dialogue(Model):
     source: Source = Field(default_factory=Source)
     meta: dict[str, JSONValue] = Field(default_factory=dict)
     """Free-form facts about collection or play: study id, seeds, agent settings."""
+    anomalies: list[Anomaly] = Field(default_factory=list)
+    """Rule anomalies of the native record (warnings, never refusals); empty for played dialogues."""
+
+    @field_validator("task")
+    @classmethod
+    def _task_named(cls, task: str) -> str:
+        if not task.strip():
+            raise ValueError("a dialogue needs its task family (a non-empty string)")
+        return task
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "Dialogue":
@@ -330,5 +405,15 @@ class Dialogue(Model):
 
 
 def dialogue_json_schema() -> dict[str, Any]:
-    """The JSON Schema of `Dialogue`, for people and tools outside Python."""
-    return Dialogue.model_json_schema()
+    """The JSON Schema of `Dialogue`, for people and tools outside Python: events are one of every
+    registered kind (built in or added by a task)."""
+    schema = Dialogue.model_json_schema()
+    defs = schema.setdefault("$defs", {})
+    refs = []
+    for cls in EVENT_CLASSES.values():
+        one = cls.model_json_schema(ref_template="#/$defs/{model}")
+        defs.update(one.pop("$defs", {}))
+        defs[cls.__name__] = one
+        refs.append({"$ref": f"#/$defs/{cls.__name__}"})
+    schema["properties"]["events"]["items"] = {"oneOf": refs}
+    return schema

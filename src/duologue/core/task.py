@@ -22,8 +22,9 @@ from typing import Any, Callable, ClassVar, Literal
 
 from pydantic import Field
 
-from duologue.core import actions
+from duologue.core import actions, moves
 from duologue.core.schema import Dialogue, Event, Model, Outcome, Party, Scenario, Source, SystemNote
+from duologue.core.spec import TaskSpec
 
 
 class IllegalAction(ValueError):
@@ -60,16 +61,30 @@ class Observation(Model):
 class Task(ABC):
     """Base class of every task. Subclasses set the class attributes and implement the rules."""
 
+    spec: ClassVar[TaskSpec]
+    """What generic code may know about the task (`duologue.core.spec`); `id`, `family`, `corpus`
+    and `party_ids` below are taken from it."""
     id: ClassVar[str]
-    """Registered id with a version, e.g. `casino-v0`. Bump the version when rules or scoring change."""
-    family: ClassVar[Literal["mutualfriends", "craigslist", "casino", "openchat"]]
+    """Registered id with a version (`name-v0`). Bump the version when rules or scoring change."""
+    family: ClassVar[str]
     corpus: ClassVar[str | None] = None
     """Name of the corpus format that writes this task's transcripts (`duologue.tasks.CORPUS_FORMATS`)."""
     party_ids: ClassVar[tuple[str, str]]
     """The ids parties have in this task's transcripts (the corpus's own names)."""
     default_max_turns: ClassVar[int] = 40
     agents: ClassVar[dict[str, str]] = {}
-    """Task-specific agent kinds -> `module:Class` (e.g. `{"rule": "...:CasinoRuleAgent"}`)."""
+    max_message_chars: ClassVar[int] = 1000
+    """The longest message a party may send (the `say` move's `maxLength`)."""
+    """Task-specific agent kinds -> `module:Class` (e.g. `{"rule": "mypackage.agents:RuleAgent"}`)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if isinstance(spec, TaskSpec):
+            cls.id = spec.id
+            cls.family = spec.family
+            cls.corpus = spec.corpus
+            cls.party_ids = spec.parties
 
     def __init__(
         self,
@@ -129,6 +144,25 @@ class Task(ABC):
     def sample_action(self, party: str, rng: random.Random) -> actions.Action:
         """A random legal move for `party` (like Gymnasium's `action_space.sample()`)."""
 
+    def move_schema(self, party: str, kind: str) -> moves.Schema:
+        """The JSON Schema of one legal move of `party` now, with the task's real bounds.
+
+        The default comes from the action class's fields; a task overrides it to state its bounds
+        (a price range, a row of the party's own list, a split that adds up to the pool).
+        """
+        if kind == "say":
+            text = {"type": "string", "minLength": 1, "maxLength": self.max_message_chars}
+            return moves.move("say", {"text": text}, description="Say something to the other party.")
+        return moves.from_action(actions.BY_KIND[kind])
+
+    def action_schema(self, party: str) -> moves.Schema:
+        """A JSON Schema of every move `party` may make now (`{"oneOf": [...]}`; empty when it may
+        make none). The one source for LLM output, the terminal's commands, the web form and the
+        conformance checker: duologue's `action_space`."""
+        self._require_started()
+        legal = self.legal_actions(party) if self.turn_taking == "alternate" else ([] if self.done else self._legal_kinds(party))
+        return moves.action_schema(self.move_schema(party, kind) for kind in legal)
+
     def episode_metrics(self, dialogue: Dialogue) -> dict[str, float | None]:
         """Per-episode figures for reports (`agreement`, `utility_buyer`, ...); None where a figure
         does not apply to this episode (fairness when there was no deal)."""
@@ -171,6 +205,7 @@ class Task(ABC):
             raise ValueError(f"first={first!r} is not a party of {self.id}: {self.party_ids}")
         self.to_move: str | None = first
         self._start_time = self._now(reset=True)
+        self._views: dict[str, tuple[dict[str, Any], dict[str, Any], list[Event]]] = {}
         self._started = True
         self._on_reset()
         return self.observe(first)
@@ -208,13 +243,20 @@ class Task(ABC):
         self._require_started()
         if party not in self.party_ids:
             raise ValueError(f"{party!r} is not a party of {self.id}: {self.party_ids}")
-        return Observation(
+        view = self._views.get(party)
+        if view is None:
+            # copies made once per party and episode; later turns copy only the new events
+            view = (copy.deepcopy(self.scenario.public), copy.deepcopy(self.scenario.private.get(party, {})), [])
+            self._views[party] = view
+        public, private, seen = view
+        seen.extend(e.model_copy(deep=True) for e in self.events[len(seen) :])
+        return Observation.model_construct(
             task=self.id,
             party=party,
             role=self.scenario.private.get(party, {}).get("role"),
-            public=copy.deepcopy(self.scenario.public),
-            private=copy.deepcopy(self.scenario.private.get(party, {})),
-            transcript=[e.model_copy(deep=True) for e in self.events],
+            public=public,
+            private=private,
+            transcript=list(seen),
             to_move=None if self.done or self.turn_taking == "free" else self.to_move,
             legal=self.legal_actions(party),
             turn=self.turn,
@@ -253,6 +295,8 @@ class Task(ABC):
             return "the dialogue is over"
         if not isinstance(action, actions.Action):
             return f"{type(action).__name__} is not an action"
+        if isinstance(action, actions.Say) and len(action.text) > self.max_message_chars:
+            return f"a message may have at most {self.max_message_chars} characters"
         if self.turn_taking == "alternate" and party != self.to_move:
             return f"it is {self.to_move}'s turn"
         legal = self._legal_kinds(party)

@@ -1,19 +1,26 @@
 """One package per task, each holding everything about that task.
 
-Generic code finds a task's parts only through the registries below: adding a task means adding
-its folder and one line here.
+Generic code finds a task's parts only through the registries below and the task's spec
+(`duologue.core.spec.TaskSpec`): adding a task means adding its folder and one line here. A task
+from another package plugs in without editing duologue, by `duologue.register(...)` or by an entry
+point in the `duologue.tasks` group (name: the task id, value: `module:Class`); its corpus format
+and annotators likewise (`duologue.corpora`, `duologue.annotators`).
 """
 
 from __future__ import annotations
 
 import difflib
-from importlib import import_module
-from typing import TYPE_CHECKING
+import logging
+from importlib import import_module, metadata
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from duologue.core.annotator import Annotator
+    from duologue.core.spec import TaskSpec
     from duologue.core.task import Task
     from duologue.data.formats import CorpusFormat
+
+log = logging.getLogger(__name__)
 
 TASKS: dict[str, str] = {
     "mutualfriends-v0": "duologue.tasks.mutualfriends.task:MutualFriendsTask",
@@ -53,17 +60,68 @@ def did_you_mean(name: str, known: list[str], what: str) -> UnknownNameError:
     return UnknownNameError(f"unknown {what} {name!r}.{hint} Known: {', '.join(sorted(known))}.")
 
 
-def load_class(target: str) -> type:
-    """The class a registry entry names, as `module:Class` (imported on first use)."""
-    module, cls = target.split(":")
-    return getattr(import_module(module), cls)
+def load_class(target: Any) -> Any:
+    """The class (or function) a registry entry names, as `module:Class` (imported on first use)."""
+    if not isinstance(target, str):
+        return target
+    module, _, name = target.partition(":")
+    found: Any = import_module(module)
+    for part in name.split("."):
+        found = getattr(found, part)
+    return found
 
 
-def _registered(registry: dict[str, str], name: str, what: str) -> type:
+ENTRY_POINT_GROUPS = {"duologue.tasks": TASKS, "duologue.corpora": CORPUS_FORMATS, "duologue.annotators": ANNOTATORS}
+"""Entry-point group -> the registry its entries join."""
+_plugins_loaded = False
+
+
+def load_plugins() -> None:
+    """Add the tasks, corpus formats and annotators that installed packages declare as entry points
+    (once per process). A broken entry is logged and skipped, never fatal to the built-in tasks."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for group, registry in ENTRY_POINT_GROUPS.items():
+        for entry in metadata.entry_points(group=group):
+            if entry.name in registry and registry[entry.name] != entry.value:
+                log.warning("entry point %s=%s (group %s) ignored: the name is taken by %s", entry.name, entry.value, group, registry[entry.name])
+                continue
+            registry[entry.name] = entry.value
+
+
+def register(task: "type[Task] | str", *, id: str | None = None, corpus: "tuple[str, Any] | None" = None) -> str:
+    """Register a task from outside duologue: a `Task` class, or `module:Class` with its `id`.
+
+    `corpus=(name, format)` registers its corpus format too. Returns the task id. Registering the
+    same target again is harmless; another target under a taken id is an error.
+    """
+    if isinstance(task, str):
+        if id is None:
+            raise ValueError("register('module:Class') needs id=... (the class is imported on first use)")
+        task_id, target = id, task
+    else:
+        task_id, target = id or task.spec.id, task
+        if id is not None and id != task.spec.id:
+            raise ValueError(f"register: id {id!r} differs from the spec's id {task.spec.id!r}")
+    known = TASKS.get(task_id)
+    if known is not None and known != target and load_class(known) is not load_class(target):
+        raise ValueError(f"task id {task_id!r} is already registered ({known})")
+    TASKS[task_id] = target
+    if corpus is not None:
+        name, fmt = corpus
+        CORPUS_FORMATS[name] = fmt
+    return task_id
+
+
+def _registered(registry: dict[str, Any], name: str, what: str) -> Any:
+    load_plugins()
     try:
-        return load_class(registry[name])
+        target = registry[name]
     except KeyError:
         raise did_you_mean(name, list(registry), what) from None
+    return load_class(target)
 
 
 def corpus_format(name: str) -> "CorpusFormat":
@@ -77,7 +135,37 @@ def make(task_id: str, **options) -> "Task":
 
 
 def task_ids() -> list[str]:
+    load_plugins()
     return list(TASKS)
+
+
+def task_class(task_id: str) -> "type[Task]":
+    """The `Task` class registered under `task_id` (no instance made)."""
+    return _registered(TASKS, task_id, "task")
+
+
+def spec(task_id: str) -> "TaskSpec":
+    """The spec of a registered task, e.g. `spec("mytask-v0").title`."""
+    return task_class(task_id).spec
+
+
+def specs() -> "list[TaskSpec]":
+    """The specs of every registered task, built in and plug-in."""
+    return [spec(task_id) for task_id in task_ids()]
+
+
+def spec_of_family(family: str) -> "TaskSpec | None":
+    """The spec of the first registered task of a family (what a stored `Dialogue.task` names)."""
+    for task_id in task_ids():
+        found = spec(task_id)
+        if found.family == family:
+            return found
+    return None
+
+
+def corpus_names() -> list[str]:
+    load_plugins()
+    return list(CORPUS_FORMATS)
 
 
 def annotator(name: str) -> "Annotator":

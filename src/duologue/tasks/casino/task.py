@@ -43,8 +43,9 @@ from importlib import resources
 from itertools import permutations
 from typing import Any
 
-from duologue.core import actions
+from duologue.core import actions, moves
 from duologue.core.schema import AcceptDeal, Dialogue, Outcome, RejectDeal, Scenario, SubmitDeal, SystemNote, WalkAway
+from duologue.core.spec import Metric, TaskSpec
 from duologue.core.task import Task
 from duologue.tasks.casino.rules import (
     ISSUES,
@@ -128,10 +129,33 @@ def pending_deal(events: list) -> SubmitDeal | None:
 class CasinoTask(Task):
     """CaSiNo campsite negotiation (rules and decisions in the module docstring)."""
 
-    id = "casino-v0"
-    family = "casino"
-    corpus = "casino"
-    party_ids = PARTY_IDS
+    spec = TaskSpec(
+        id="casino-v0",
+        family="casino",
+        title="CaSiNo: campsite negotiation",
+        description=(
+            "Two campsite neighbours split 3 packages each of food, water and firewood before a trip. Each privately "
+            "ranks the three (High 5, Medium 4, Low 3 points a package) with a reason for each. They chat, one submits "
+            "a split, the other accepts or rejects; either may walk away (5 points each)."
+        ),
+        parties=PARTY_IDS,
+        kind="competitive",
+        metrics=[
+            Metric(name="joint_points", label="joint points"),
+            Metric(name="agreement", label="agreement"),
+            Metric(name="points_mturk_agent_1", label="points mturk_agent_1"),
+            Metric(name="points_mturk_agent_2", label="points mturk_agent_2"),
+            Metric(name="pareto_optimal", label="Pareto-optimal share"),
+            Metric(name="walk_away", label="walk-aways", higher_is_better=False),
+        ],
+        score="points (at most 36; 5 after a walk-away)",
+        judge_context="Two campsite neighbours negotiate how to split packages of food, water and firewood.",
+        corpus="casino",
+        resources="duologue.tasks.casino",
+        widget="deal.js",
+        questionnaires={"party": "party.yaml"},
+        analysis="duologue.tasks.casino.analysis:analyze",
+    )
     default_max_turns = 40
     agents = {"rule": "duologue.tasks.casino.agents:CasinoRuleAgent", "modular": "duologue.tasks.casino.modular:CasinoModularAgent"}
 
@@ -173,6 +197,12 @@ class CasinoTask(Task):
         if party == self.pending.party:
             return ["walk-away"]
         return ["accept-deal", "reject-deal", "walk-away"]
+
+    def move_schema(self, party: str, kind: str) -> moves.Schema:
+        if kind == "submit-deal":
+            pool = {issue: int(n) for issue, n in self.scenario.public.get("packages", {}).items()} or {i: PACKAGES_PER_ISSUE for i in ISSUES}
+            return moves.split(kind, pool, description="Propose a split: what you get (mine) and what they get (theirs).")
+        return super().move_schema(party, kind)
 
     def _check(self, party: str, action: actions.Action) -> str | None:
         if isinstance(action, actions.SubmitDeal):

@@ -44,8 +44,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from duologue.core import actions
+from duologue.core import actions, moves
 from duologue.core.schema import Dialogue, Outcome, Scenario, SystemNote
+from duologue.core.spec import Metric, TaskSpec
 from duologue.core.task import Task
 from duologue.tasks.craigslist.corpus import _build_outcome, _public, _view
 from duologue.tasks.craigslist.listings import Listing, listings, target_ratios
@@ -81,6 +82,11 @@ def scenario_from_listing(
     public.update({k: v for k, v in _public(private).items() if k not in public})
     return Scenario(id=scenario_id, public=public, private=private)
 
+
+MAX_PRICE_FACTOR = 10.0
+"""Offers above this multiple of the listing price are refused (and outside the move schema)."""
+DEFAULT_LISTING_PRICE = 100_000.0
+"""The bound's base when a scenario has no listing price."""
 
 def listing_price(scenario: Scenario) -> float | None:
     """The listing price: public, else the seller's item price or target."""
@@ -156,10 +162,32 @@ def load_scenarios(source: str | Path | Sequence[Dialogue | Scenario]) -> list[S
 class CraigslistTask(Task):
     """CraigslistBargain: free-text bargaining, final offers, CoCoA's utility."""
 
-    id = "craigslist-v0"
-    family = "craigslist"
-    corpus = "craigslist"
-    party_ids = (BUYER, SELLER)
+    spec = TaskSpec(
+        id="craigslist-v0",
+        family="craigslist",
+        title="CraigslistBargain: haggle over a listing",
+        description=(
+            "A buyer and a seller bargain over an item from a classified ad (title, description, listing price). "
+            "Each has a private target price. They chat, then one makes a final offer that the other accepts or "
+            "rejects; either may quit. Utility is +1 at your own target and 0 at the midpoint of the two targets."
+        ),
+        parties=(BUYER, SELLER),
+        roles=("buyer", "seller"),
+        kind="competitive",
+        metrics=[
+            Metric(name="agreement", label="agreement"),
+            Metric(name="utility_buyer", label="utility buyer"),
+            Metric(name="utility_seller", label="utility seller"),
+            Metric(name="fairness", label="fairness"),
+            Metric(name="length", label="length"),
+        ],
+        score="utility (+1 at your target, 0 at the midpoint)",
+        judge_context="A buyer and a seller bargain over the price of an item listed for sale.",
+        corpus="craigslist",
+        resources="duologue.tasks.craigslist",
+        widget="offer.js",
+        questionnaires={"party": "party.yaml", "rater": "rater.yaml"},
+    )
     default_max_turns = 30
     agents = {"rule": "duologue.tasks.craigslist.agents:CraigslistRuleAgent", "modular": "duologue.tasks.craigslist.modular:CraigslistModularAgent"}
 
@@ -212,11 +240,23 @@ class CraigslistTask(Task):
             return ["say"]
         return ["accept", "reject"]
 
+    def max_price(self) -> float:
+        """The highest price an offer may name: `MAX_PRICE_FACTOR` times the listing price."""
+        return round(MAX_PRICE_FACTOR * (listing_price(self.scenario) or DEFAULT_LISTING_PRICE), 2)
+
+    def move_schema(self, party: str, kind: str) -> moves.Schema:
+        if kind == "offer":
+            price = {"type": "number", "exclusiveMinimum": 0, "maximum": self.max_price()}
+            return moves.move(kind, {"price": price}, description="Make a final offer at this price; the other side accepts or rejects it.")
+        return super().move_schema(party, kind)
+
     def _check(self, party: str, action: actions.Action) -> str | None:
         if isinstance(action, actions.Offer):
             price = action.price
             if not math.isfinite(price) or price <= 0:
                 return f"an offer's price must be a positive number, got {price!r}"
+            if price > self.max_price():
+                return f"an offer's price may be at most {self.max_price():g} ({MAX_PRICE_FACTOR:g}x the listing price)"
         return None
 
     def _apply(self, party: str, action: actions.Action) -> None:

@@ -29,8 +29,9 @@ from __future__ import annotations
 import random
 from typing import Any, Sequence
 
-from duologue.core import actions
+from duologue.core import actions, moves
 from duologue.core.schema import Dialogue, Message, Outcome, Scenario, Select, SystemNote
+from duologue.core.spec import Metric, TaskSpec
 from duologue.core.task import Observation, Task
 from duologue.tasks.mutualfriends import rules, scenarios
 
@@ -78,10 +79,29 @@ def wrong_selection_note(friend: dict[str, Any]) -> str:
 class MutualFriendsTask(Task):
     """Both parties must select the one friend their private lists share."""
 
-    id = "mutualfriends-v0"
-    family = "mutualfriends"
-    corpus = "mutualfriends"
-    party_ids = PARTY_IDS
+    spec = TaskSpec(
+        id="mutualfriends-v0",
+        family="mutualfriends",
+        title="MutualFriends: find the friend you share",
+        description=(
+            "Each party holds a private list of friends (name, school, major, company, ...). Exactly one friend is on "
+            "both lists. They chat to find that friend and each selects them; a wrong selection does not end the game."
+        ),
+        parties=PARTY_IDS,
+        kind="cooperative",
+        metrics=[
+            Metric(name="success", label="success"),
+            Metric(name="selections", label="selections", higher_is_better=False),
+            Metric(name="utterances", label="utterances", higher_is_better=False),
+            Metric(name="turns", label="turns", higher_is_better=False),
+        ],
+        score="1 when both selected the mutual friend, else 0",
+        judge_context="Two people each hold a private list of friends and try to find the one friend both lists share.",
+        corpus="mutualfriends",
+        resources="duologue.tasks.mutualfriends",
+        widget="friends.js",
+        questionnaires={"party": "party.yaml", "rater": "rater.yaml"},
+    )
     default_max_turns = 50
     agents = {"rule": "duologue.tasks.mutualfriends.agents:MutualFriendsRuleAgent"}
 
@@ -106,6 +126,12 @@ class MutualFriendsTask(Task):
 
     def _legal_kinds(self, party: str) -> list[str]:
         return ["say", "select"]
+
+    def move_schema(self, party: str, kind: str) -> moves.Schema:
+        if kind == "select":
+            rows = [dict(f) for f in self.friends(party)]
+            return moves.move(kind, {"item": {"enum": rows}}, description="Select a friend of your own list (by row) as the mutual friend.")
+        return super().move_schema(party, kind)
 
     def _check(self, party: str, action: actions.Action) -> str | None:
         if isinstance(action, actions.Select) and not rules.holds_friend(self.friends(party), action.item):

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 from duologue.core import actions
 from duologue.core.schema import Dialogue, Message, Outcome, Party, Quit, Scenario, SystemNote
+from duologue.core.spec import Metric, TaskSpec
 from duologue.core.task import Observation, Task
 from duologue.data.text import tokenize
 from duologue.tasks.openchat.settings import ed_scenario, wow_scenario
@@ -57,6 +58,11 @@ class OpenChatTask(Task):
     family = "openchat"
     corpus = "duo"
     party_ids = (USER, BOT)
+    METRICS: ClassVar[list[Metric]] = [
+        Metric(name="utterances", label="utterances"),
+        Metric(name="mean_utterance_tokens", label="tokens per utterance"),
+        Metric(name="completed", label="completed"),
+    ]
     setting: ClassVar[str]
     first_party: ClassVar[str]
     default_utterances: ClassVar[int] = 20
@@ -135,7 +141,25 @@ class OpenChatTask(Task):
 class EmpatheticChatTask(OpenChatTask):
     """DUO's ED setting: the user tells an emotional episode first; the bot listens."""
 
-    id = "openchat-ed-v0"
+    spec = TaskSpec(
+        id="openchat-ed-v0",
+        family="openchat",
+        title="Open chat: talk about a feeling",
+        description=(
+            "A user picks an emotion and tells the bot about something that happened to them; the bot listens with "
+            "empathy for about 20 utterances. Then the user rates the bot, and third parties rate the transcript."
+        ),
+        parties=(USER, BOT),
+        roles=("user", "system"),
+        person=USER,
+        kind="rated",
+        metrics=OpenChatTask.METRICS,
+        judge_context="In this conversation a user tells a chatbot (the bot) about something that happened to them, and the bot listens.",
+        corpus="duo",
+        resources="duologue.tasks.openchat",
+        questionnaires={"party": "user.yaml", "rater": "rater.yaml"},
+        analysis="duologue.tasks.openchat.analysis:analyze",
+    )
     setting = "ed"
     first_party = USER
     default_utterances = 20
@@ -147,7 +171,25 @@ class EmpatheticChatTask(OpenChatTask):
 class WizardChatTask(OpenChatTask):
     """DUO's WoW setting: the bot opens a chat about a topic and has the last word."""
 
-    id = "openchat-wow-v0"
+    spec = TaskSpec(
+        id="openchat-wow-v0",
+        family="openchat",
+        title="Open chat: talk about a topic",
+        description=(
+            "The bot opens a chat about a topic and the user talks with it for about 20 utterances. Then the user "
+            "rates the bot, and third parties rate the transcript."
+        ),
+        parties=(USER, BOT),
+        roles=("user", "system"),
+        person=USER,
+        kind="rated",
+        metrics=OpenChatTask.METRICS,
+        judge_context="In this conversation a user and a chatbot (the bot) talk about a topic.",
+        corpus="duo",
+        resources="duologue.tasks.openchat",
+        questionnaires={"party": "user.yaml", "rater": "rater.yaml"},
+        analysis="duologue.tasks.openchat.analysis:analyze",
+    )
     setting = "wow"
     first_party = BOT
     default_utterances = 21

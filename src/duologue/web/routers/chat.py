@@ -77,10 +77,8 @@ def stored_view(state, seat: Seat) -> dict[str, Any]:
 def parse_move(data: Any) -> actions.Action:
     try:
         return actions.parse_action(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise MoveRefused(f"not a valid move: {where}: {first['msg']}" if where else f"not a valid move: {first['msg']}", status=422) from None
+    except ValueError as error:
+        raise MoveRefused(f"not a valid move: {error}", status=422) from None
 
 
 @router.get("/chat/{token}")

@@ -1,0 +1,225 @@
+"""JSON Schemas of moves: the one description of what a party may do now (duologue's `action_space`).
+
+`Task.action_schema(party)` returns `{"oneOf": [one schema per legal move]}`. Each move schema is
+an object with a constant `kind`, the move's fields with their real bounds, no other fields, and,
+where fields constrain each other (a split whose two halves add up to the pool), an `anyOf` that
+lists the allowed combinations. Everything that offers moves derives from it: the LLM agent's
+structured output (`for_llm`), the terminal's commands, the web page's form, the conformance
+checker (`sample`, `validate`) and the RL environments.
+
+The helpers here read only the small part of JSON Schema that move schemas use: `const`, `enum`,
+`type` (object, integer, number, string, boolean), `minimum`/`maximum`, `minLength`/`maxLength`,
+`properties`/`required`/`additionalProperties`, and `oneOf`/`anyOf`.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import random
+from typing import Any, Iterable
+
+import jsonschema
+
+from duologue.core.actions import Action
+
+Schema = dict[str, Any]
+
+MAX_ENUMERATED = 4096
+"""A split with more combinations than this is bounded per item only (no `anyOf` list)."""
+
+
+def options(schema: Schema) -> list[Schema]:
+    """The move schemas of an action schema (its `oneOf`), or the schema itself for one move."""
+    return list(schema.get("oneOf", [schema]))
+
+
+def kinds(schema: Schema) -> list[str]:
+    """The move kinds an action schema admits, in its order."""
+    return [kind_of(option) for option in options(schema)]
+
+
+def kind_of(move: Schema) -> str:
+    return str(move["properties"]["kind"]["const"])
+
+
+def option(schema: Schema, kind: str) -> Schema | None:
+    """The schema of one move kind, or None when the action schema does not admit it."""
+    for move in options(schema):
+        if kind_of(move) == kind:
+            return move
+    return None
+
+
+# --------------------------------------------------------------------------- building schemas
+
+
+def move(kind: str, properties: dict[str, Schema] | None = None, *, title: str | None = None, description: str | None = None) -> Schema:
+    """A move schema: `kind` constant, these fields all required, no other fields."""
+    properties = properties or {}
+    out: Schema = {
+        "type": "object",
+        "title": title or kind,
+        "properties": {"kind": {"const": kind}, **properties},
+        "required": ["kind", *properties],
+        "additionalProperties": False,
+    }
+    if description:
+        out["description"] = description
+    return out
+
+
+def from_action(cls: type[Action]) -> Schema:
+    """A default move schema from an action class's own fields (no task bounds)."""
+    kind = cls.model_fields["kind"].default
+    full = cls.model_json_schema()
+    defs = full.get("$defs", {})
+    properties = {}
+    for name, field in full.get("properties", {}).items():
+        if name == "kind":
+            continue
+        field = dict(field)
+        field.pop("title", None)
+        if "$ref" in field:
+            field = dict(defs[field["$ref"].rsplit("/", 1)[-1]])
+        properties[name] = field
+    doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+    return move(kind, properties, description=doc or None)
+
+
+def counts(pool: dict[str, int]) -> Schema:
+    """An object giving a count from 0 to the pool's count for every item."""
+    return {
+        "type": "object",
+        "properties": {item: {"type": "integer", "minimum": 0, "maximum": n} for item, n in pool.items()},
+        "required": list(pool),
+        "additionalProperties": False,
+    }
+
+
+def split(kind: str, pool: dict[str, int], *, mine: str = "mine", theirs: str = "theirs", description: str | None = None) -> Schema:
+    """A move that splits a pool in two: `mine` and `theirs` add up to the pool, item by item.
+
+    The bounds are per item; the `anyOf` lists every legal split, so a schema-following generator
+    (an LLM's constrained output) cannot write one that does not add up.
+    """
+    out = move(kind, {mine: counts(pool), theirs: counts(pool)}, description=description)
+    items = list(pool)
+    total = 1
+    for n in pool.values():
+        total *= n + 1
+    if total <= MAX_ENUMERATED:
+        out["anyOf"] = [
+            {"properties": {mine: {"const": dict(zip(items, took))}, theirs: {"const": {i: pool[i] - t for i, t in zip(items, took)}}}}
+            for took in itertools.product(*(range(pool[i] + 1) for i in items))
+        ]
+    out["x-complement"] = {"of": mine, "is": theirs, "pool": dict(pool)}
+    return out
+
+
+def action_schema(moves: Iterable[Schema]) -> Schema:
+    """The action schema admitting exactly these moves."""
+    return {"title": "move", "oneOf": list(moves)}
+
+
+# --------------------------------------------------------------------------- reading schemas
+
+
+def validate(schema: Schema, data: Any) -> str | None:
+    """Why `data` is not a move this schema admits (in words, with the field), or None."""
+    kind = data.get("kind") if isinstance(data, dict) else None
+    target = option(schema, kind) if isinstance(kind, str) else None
+    if target is None:
+        return f"{kind!r} is not a move allowed now (allowed: {', '.join(kinds(schema)) or 'nothing'})"
+    validator = jsonschema.Draft202012Validator(target)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is None:
+        return None
+    where = ".".join(str(p) for p in error.absolute_path)
+    if error.validator == "anyOf" and not where:
+        return f"{kind}: these values do not fit together (e.g. a split that does not add up to the pool)"
+    return f"{kind}: {where + ': ' if where else ''}{error.message}"
+
+
+def complete(move_schema: Schema, partial: dict[str, Any]) -> dict[str, Any]:
+    """Fill the fields that the given ones determine (the other half of a split), where exactly one
+    allowed combination matches; return the move unchanged otherwise."""
+    combos = move_schema.get("anyOf")
+    done = dict(partial)
+    if combos:
+        matching = []
+        for combo in combos:
+            fixed = {k: v["const"] for k, v in combo.get("properties", {}).items() if "const" in v}
+            if all(done.get(k, fixed[k]) == fixed[k] for k in fixed):
+                matching.append(fixed)
+        if len(matching) == 1:
+            done.update(matching[0])
+    for name, prop in move_schema.get("properties", {}).items():
+        if name not in done and "const" in prop:
+            done[name] = prop["const"]
+    return done
+
+
+def sample(schema: Schema, rng: random.Random) -> Any:
+    """A random instance of a schema (a random legal move of an action schema)."""
+    if "oneOf" in schema:
+        return sample(rng.choice(schema["oneOf"]), rng)
+    if "anyOf" in schema and "properties" in schema:
+        base = {k: v for k, v in schema.items() if k != "anyOf"}
+        value = sample(base, rng)
+        value.update({k: copy.deepcopy(v["const"]) for k, v in rng.choice(schema["anyOf"])["properties"].items()})
+        return value
+    if "anyOf" in schema:
+        return sample(rng.choice(schema["anyOf"]), rng)
+    if "const" in schema:
+        return copy.deepcopy(schema["const"])
+    if "enum" in schema:
+        return copy.deepcopy(rng.choice(schema["enum"]))
+    kind = schema.get("type")
+    if kind == "object":
+        return {name: sample(prop, rng) for name, prop in schema.get("properties", {}).items() if name in schema.get("required", [])}
+    if kind == "integer":
+        return rng.randint(int(schema.get("minimum", 0)), int(schema.get("maximum", 100)))
+    if kind == "number":
+        low, high = float(schema.get("minimum", 0.0)), float(schema.get("maximum", 1000.0))
+        return round(rng.uniform(low, high), 2)
+    if kind == "boolean":
+        return rng.random() < 0.5
+    if kind == "string":
+        words = ["hello", "okay", "maybe", "deal", "sure", "thanks", "hmm", "great"]
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 6)))
+        return text[: int(schema.get("maxLength", 200))] or "ok"
+    return None
+
+
+def for_llm(schema: Schema, *, max_chars: int | None = None) -> Schema:
+    """The action schema in the form constrained decoders handle best: every move a plain object
+    (a move whose fields constrain each other becomes one alternative per allowed combination) and
+    every string bounded (`max_chars`), so output can neither break the rules nor loop."""
+    flat: list[Schema] = []
+    for move_schema in options(schema):
+        move_schema = copy.deepcopy(move_schema)
+        move_schema.pop("x-complement", None)
+        if max_chars is not None:
+            for prop in move_schema.get("properties", {}).values():
+                if prop.get("type") == "string":
+                    prop["maxLength"] = min(int(prop.get("maxLength", max_chars)), max_chars)
+        combos = move_schema.pop("anyOf", None)
+        if not combos:
+            flat.append(move_schema)
+            continue
+        for combo in combos:
+            one = copy.deepcopy(move_schema)
+            one["properties"].update(copy.deepcopy(combo["properties"]))
+            flat.append(one)
+    return {"oneOf": flat}
+
+
+def describe(schema: Schema) -> list[tuple[str, str]]:
+    """(kind, a one-line description) for each move, for help texts and prompts."""
+    out = []
+    for move_schema in options(schema):
+        fields = [name for name in move_schema.get("properties", {}) if name != "kind"]
+        words = move_schema.get("description") or move_schema.get("title") or kind_of(move_schema)
+        out.append((kind_of(move_schema), f"{words}" + (f" (fields: {', '.join(fields)})" if fields else "")))
+    return out
