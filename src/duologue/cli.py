@@ -461,6 +461,9 @@ from duologue.arena.cli import tournament_command  # noqa: E402  (tournaments li
 app.add_typer(analyze_app, name="analyze")
 app.command("judge")(judge_command)
 app.command("tournament")(tournament_command)
+from duologue.arena.replay_cli import replay_command  # noqa: E402  (replays against people live with the arena)
+
+app.command("replay")(replay_command)
 
 
 @app.command()
