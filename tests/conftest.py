@@ -6,6 +6,28 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property and fuzz tests run under one of two profiles, chosen before any test module builds its
+# own `settings(...)` (those inherit every field they do not set). "ci" is derandomised: the same
+# examples on every run and machine, so a red CI run is red again on a laptop, and the failing
+# example is printed with the blob that replays it. A loaded machine must not fail a test for
+# slowness, so neither profile has a deadline and "ci" skips the too-slow health check.
+# "dev" (the default off CI) draws fresh examples and remembers failures in .hypothesis/.
+# Pick one by hand with HYPOTHESIS_PROFILE=ci|dev.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", deadline=None, print_blob=True)
+
+
+def hypothesis_profile() -> str:
+    """`HYPOTHESIS_PROFILE`, else "ci" when `CI` is set (as CI services and `.ci/run` do), else "dev"."""
+    chosen = os.environ.get("HYPOTHESIS_PROFILE")
+    if chosen:
+        return chosen
+    return "ci" if os.environ.get("CI", "").strip().lower() in ("1", "true", "yes") else "dev"
+
+
+settings.load_profile(hypothesis_profile())
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"

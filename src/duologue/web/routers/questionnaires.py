@@ -116,7 +116,7 @@ async def questionnaire_api_submit(request: Request, token: str, answers: Any = 
     if not isinstance(answers, dict):
         raise HTTPException(422, "answers are a JSON object of question key -> answer")
     ratings, problems = read_answers(party_forms(study, dialogue, seat), answers)
-    if problems:
-        raise HTTPException(422, problems)
+    if problems:  # one sentence in `detail`, as every refusal declares (the Refusal schema)
+        raise HTTPException(422, "; ".join(problems))
     seat = _finish(state, info, seat, ratings)
     return {"completion_code": seat.completion_code, "ratings": len(ratings)}
