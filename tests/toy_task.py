@@ -1,7 +1,8 @@
 """A toy task for testing generic code (task base, episode loop, arena) without any real task."""
 
-from duologue.core import actions
+from duologue.core import actions, moves
 from duologue.core.schema import Dialogue, Outcome, Scenario
+from duologue.core.spec import Metric, TaskSpec
 from duologue.core.task import Task
 
 
@@ -11,9 +12,18 @@ class CoinSplit(Task):
     Each party has a private "lucky word" that must never reach the other party.
     """
 
-    id = "coins-v0"
-    family = "craigslist"
-    party_ids = ("0", "1")
+    spec = TaskSpec(
+        id="coins-v0",
+        family="coins",
+        title="Coin split",
+        description="Two parties split 10 coins: one offers a number for itself, the other accepts or rejects.",
+        parties=("0", "1"),
+        kind="competitive",
+        metrics=[Metric(name="agreement", label="agreement")],
+        score="coins (out of 10)",
+        judge_context="Two parties split 10 coins.",
+        resources="duologue",
+    )
     default_max_turns = 12
     leak = False
 
@@ -25,6 +35,11 @@ class CoinSplit(Task):
 
     def _legal_kinds(self, party):
         return ["accept", "reject"] if self.pending else ["say", "offer", "quit"]
+
+    def move_schema(self, party, kind):
+        if kind == "offer":
+            return moves.move(kind, {"price": {"type": "integer", "minimum": 0, "maximum": 10}}, description="Ask for this many coins.")
+        return super().move_schema(party, kind)
 
     def _check(self, party, action):
         if isinstance(action, actions.Offer) and not 0 <= action.price <= 10:

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from typing import Any
 
 import pytest
 
 from duologue.agents import make_agent
 from duologue.agents import llm as llm_agent
-from duologue.agents.llm import InvalidReply, LLMAgent, MoveError, deal_issues, move_schema, reply_to_action
-from duologue.core import actions
+from duologue.agents.llm import InvalidReply, LLMAgent, MoveError, reply_to_action
+from duologue.core import actions, moves
 from duologue.core.episode import play_episode
 from duologue.core.schema import Scenario
 from duologue.core.task import IllegalAction, Observation, Task
@@ -100,62 +101,74 @@ def options_of(schema: dict) -> list[dict]:
     return inner.get("anyOf", [inner])
 
 
-def test_schema_allows_exactly_the_legal_kinds():
-    schema = move_schema(["say", "offer", "quit"], items=[], issues={}, say_max_chars=50)
+def started(task_id: str, seed: int = 3) -> Task:
+    task = make(task_id)
+    task.reset(seed=seed)
+    return task
+
+
+def test_reply_schema_allows_exactly_the_legal_moves_of_the_action_schema():
+    task = started("craigslist-v0")
+    schema = llm_agent.reply_schema(task, task.to_move, 50).json_schema
     assert schema["required"] == ["move"] and schema["additionalProperties"] is False
     kinds = [o["properties"]["kind"]["const"] for o in options_of(schema)]
-    assert kinds == ["say", "offer", "quit"]
+    assert kinds == task.legal_actions(task.to_move)
     say, offer, quit_ = options_of(schema)
     assert say["properties"]["text"] == {"type": "string", "minLength": 1, "maxLength": 50}
     assert say["required"] == ["kind", "text"]
-    assert offer["properties"]["price"]["type"] == "number"
+    assert offer["properties"]["price"]["maximum"] == task.max_price(), "the task's own bound on a price"
     assert quit_["required"] == ["kind"] and quit_["additionalProperties"] is False
 
 
 def test_single_legal_kind_needs_no_any_of():
-    schema = move_schema(["accept-deal"], items=[], issues={}, say_max_chars=50)
+    schema = llm_agent.ReplySchema({"oneOf": [{"type": "object", "properties": {"kind": {"const": "accept-deal"}}, "required": ["kind"]}]}, 50).json_schema
     assert "anyOf" not in schema["properties"]["move"]
     assert schema["properties"]["move"]["properties"]["kind"]["const"] == "accept-deal"
 
 
-def test_select_is_a_row_number_into_the_items():
-    items = [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}]
-    schema = move_schema(["select"], items=items, issues={}, say_max_chars=50)
-    assert schema["properties"]["move"]["properties"]["item"] == {"type": "integer", "minimum": 1, "maximum": 3}
+def test_select_is_a_row_number_into_the_party_s_own_list():
+    task = started("mutualfriends-v0")
+    party = task.to_move
+    rows = task.friends(party)
+    select = [o for o in options_of(llm_agent.reply_schema(task, party, 50).json_schema) if o["properties"]["kind"]["const"] == "select"][0]
+    assert select["properties"]["item"] == {"type": "integer", "minimum": 1, "maximum": len(rows), "description": "row number"}
 
 
-def test_submit_deal_counts_come_from_the_public_packages():
-    observation = Observation(task="t", party="a", public={"issues": ["Food", "Water"], "packages": {"Food": 3, "Water": 3}}, private={}, transcript=[], to_move="a", legal=["submit-deal"], turn=0)
-    issues = deal_issues(observation)
-    assert issues == {"Food": 3, "Water": 3}
-    deal = move_schema(["submit-deal"], items=[], issues=issues, say_max_chars=50)["properties"]["move"]
-    for side in ("mine", "theirs"):
-        assert deal["properties"][side]["required"] == ["Food", "Water"]
-        assert deal["properties"][side]["properties"]["Food"] == {"type": "integer", "minimum": 0, "maximum": 3}
-
-
-def test_issues_without_packages_default_to_three_each():
-    observation = Observation(task="t", party="a", public={"issues": ["Food", "Firewood"]}, private={}, transcript=[], to_move="a", legal=[], turn=0)
-    assert deal_issues(observation) == {"Food": 3, "Firewood": 3}
+def test_a_split_that_does_not_add_up_cannot_be_written():
+    task = started("casino-v0")
+    schema = llm_agent.reply_schema(task, task.to_move, 50).json_schema
+    deals = [o for o in options_of(schema) if o["properties"]["kind"]["const"] == "submit-deal"]
+    assert len(deals) == 4**3, "one alternative per legal split of 3 packages of 3 issues"
+    for deal in deals:
+        mine, theirs = deal["properties"]["mine"]["const"], deal["properties"]["theirs"]["const"]
+        assert all(mine[i] + theirs[i] == 3 for i in mine)
 
 
 # --------------------------------------------------------------------------- reading a reply
 
 
 def test_replies_become_typed_actions():
-    assert reply_to_action(move("offer", price=4), ["say", "offer"], []) == actions.Offer(price=4)
-    assert reply_to_action('```json\n{"move": {"kind": "say", "text": "hi"}}\n```', ["say"], []) == actions.Say(text="hi")
-    assert reply_to_action('{"kind": "quit"}', ["quit"], []) == actions.Quit(), "an unwrapped move is read too"
-    deal = reply_to_action(move("submit-deal", mine={"Food": 2}, theirs={"Food": 1}), ["submit-deal"], [])
-    assert deal == actions.SubmitDeal(mine={"Food": 2}, theirs={"Food": 1})
+    task = started("craigslist-v0")
+    schema = llm_agent.reply_schema(task, task.to_move, 50)
+    assert reply_to_action(move("offer", price=4), schema) == actions.Offer(price=4)
+    assert reply_to_action('```json\n{"move": {"kind": "say", "text": "hi"}}\n```', schema) == actions.Say(text="hi")
+    assert reply_to_action('{"kind": "quit"}', schema) == actions.Quit(), "an unwrapped move is read too"
+    casino = started("casino-v0")
+    deal = reply_to_action(move("submit-deal", mine={"Food": 2, "Water": 0, "Firewood": 3}), llm_agent.reply_schema(casino, casino.to_move, 50))
+    assert deal == actions.SubmitDeal(mine={"Food": 2, "Water": 0, "Firewood": 3}, theirs={"Food": 1, "Water": 3, "Firewood": 0}), "the other half is filled in"
+    with pytest.raises(MoveError, match="do not fit together"):
+        reply_to_action(move("submit-deal", mine={"Food": 2, "Water": 0, "Firewood": 3}, theirs={"Food": 2, "Water": 3, "Firewood": 0}), llm_agent.reply_schema(casino, casino.to_move, 50))
 
 
 def test_select_row_numbers_map_back_to_the_row():
-    items = [{"name": "Ann", "school": "MIT"}, {"name": "Bo", "school": "Yale"}]
-    assert reply_to_action(move("select", item=2), ["select"], items) == actions.Select(item=items[1])
-    for bad in (0, 3, "two", True):
-        with pytest.raises(MoveError, match="row number from 1 to 2"):
-            reply_to_action(move("select", item=bad), ["select"], items)
+    task = started("mutualfriends-v0")
+    party = task.to_move
+    rows = task.friends(party)
+    schema = llm_agent.reply_schema(task, party, 50)
+    assert reply_to_action(move("select", item=2), schema) == actions.Select(item=rows[1])
+    for bad in (0, len(rows) + 1, "two", True):
+        with pytest.raises(MoveError, match=f"row number from 1 to {len(rows)}"):
+            reply_to_action(move("select", item=bad), schema)
 
 
 @pytest.mark.parametrize(
@@ -163,15 +176,17 @@ def test_select_row_numbers_map_back_to_the_row():
     [
         ("I offer 5 coins", "not JSON"),
         ('{"move": {"kind": "accept"}}', "'accept' is not a move you can make now; choose one of: say, offer"),
-        ('{"move": {"kind": "offer"}}', "offer move is malformed: price: Field required"),
+        ('{"move": {"kind": "offer"}}', "offer: 'price' is a required property"),
         ('{"move": {"kind": "offer", "price": "cheap"}}', "price"),
+        ('{"move": {"kind": "offer", "price": 1e9}}', "price"),
         ('{"move": {"kind": "say", "text": "   "}}', "needs some text"),
         ("[1, 2]", "must be an object"),
     ],
 )
 def test_bad_replies_say_what_is_wrong(text, problem):
+    task = started("craigslist-v0")
     with pytest.raises(MoveError, match=problem.replace("(", r"\(").replace(")", r"\)")):
-        reply_to_action(text, ["say", "offer"], [])
+        reply_to_action(text, llm_agent.reply_schema(task, task.to_move, 50))
 
 
 # --------------------------------------------------------------------------- prompts
@@ -186,7 +201,7 @@ def test_prompt_holds_the_observation_and_never_the_other_private_view():
     assert task.scenario.private["0"]["lucky"] in system
     assert task.scenario.private["1"]["lucky"] not in system + user
     assert "coins: 10" in system and "coins-v0" in system
-    assert '{"kind": "offer", "price": <number>}' in user and '{"kind": "quit"}' in user
+    assert '{"kind": "offer", "price": <0..10>}' in user and '{"kind": "quit"}' in user, "moves and bounds come from the action schema"
     assert "accept" not in user.split("Moves you can make now:")[1], "only legal moves are offered"
     assert client.requests[0]["json_schema"]["properties"]["move"]["anyOf"]
     assert client.requests[0]["max_tokens"] == LOCAL.max_tokens
@@ -213,24 +228,29 @@ def test_long_transcripts_keep_the_last_events():
     assert "(... 4 earlier events)" in user and "line 5" in user and "line 3" not in user
 
 
-def test_task_family_prompt_replaces_the_generic_one(tmp_path, monkeypatch):
-    prompts = tmp_path / "craigslist" / "prompts"
-    prompts.mkdir(parents=True)
-    (prompts / "system.txt").write_text("You haggle as $party ($role). Prices like $$5 stay. Items: $items|", encoding="utf-8")
-    monkeypatch.setattr(llm_agent, "TASKS_ROOT", tmp_path)
+def task_prompt_package(tmp_path, monkeypatch, text: str) -> None:
+    """Give the toy task a resource package of its own holding `prompts/system.txt`, found through its spec."""
+    package = tmp_path / "coinprompts"
+    (package / "prompts").mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "prompts" / "system.txt").write_text(text, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "coinprompts", raising=False)
+    monkeypatch.setattr(CoinSplit, "spec", CoinSplit.spec.model_copy(update={"resources": "coinprompts"}))
+
+
+def test_the_task_s_own_prompt_replaces_the_generic_one(tmp_path, monkeypatch):
+    task_prompt_package(tmp_path, monkeypatch, "You haggle as $party ($role). Prices like $$5 stay. Items: $items|")
     task = started_coins()
     client = ScriptedClient(move("quit"))
     agent = agent_for(task, "0", client)
     agent.act(task.observe("0"))
-    assert agent.system_prompt_source == str(prompts / "system.txt")
+    assert agent.system_prompt_source == "coinprompts/prompts/system.txt"
     assert client.requests[0]["messages"][0]["content"] == "You haggle as 0 (none). Prices like $5 stay. Items: |"
 
 
 def test_unknown_placeholder_in_a_task_prompt_is_a_clear_error(tmp_path, monkeypatch):
-    prompts = tmp_path / "craigslist" / "prompts"
-    prompts.mkdir(parents=True)
-    (prompts / "system.txt").write_text("Hello $partner", encoding="utf-8")
-    monkeypatch.setattr(llm_agent, "TASKS_ROOT", tmp_path)
+    task_prompt_package(tmp_path, monkeypatch, "Hello $partner")
     with pytest.raises(LLMConfigError, match=r"system.txt: unknown placeholder\(s\) \$partner"):
         agent_for(started_coins(), "0", ScriptedClient(move("quit")))
 
@@ -272,8 +292,10 @@ def test_replies_that_never_become_a_move_are_refused_by_the_task_and_counted():
     assert agent.usage.refused == 1 and agent.usage.invalid_replies == 4
 
 
-def test_the_task_refusal_reason_reaches_the_next_request():
+def test_the_task_refusal_reason_reaches_the_next_request(monkeypatch):
     task = started_coins()
+    # a task whose schema states no bound on the price, so only its rules can refuse 50
+    monkeypatch.setattr(task, "move_schema", lambda party, kind: moves.from_action(actions.BY_KIND[kind]))
     client = ScriptedClient(move("offer", price=50), move("offer", price=5))
     agent = agent_for(task, "0", client)
     first = agent.act(task.observe("0"))
@@ -340,6 +362,9 @@ class PickTask(CoinSplit):
 
     def _legal_kinds(self, party):
         return ["select"]
+
+    def move_schema(self, party, kind):
+        return moves.move(kind, {"item": {"enum": self.scenario.private[party]["friends"]}})
 
     def _apply(self, party, action):
         self._terminate("selected")

@@ -27,7 +27,7 @@ from duologue.core.task import Task
 from duologue.data.compare import record_differences
 from duologue.llm.accounting import Completion
 from duologue.llm.settings import LLMSettings
-from duologue.tasks import corpus_format, make, task_ids
+from duologue.tasks import corpus_format, make, spec_of_family, task_ids
 from duologue.tasks.openchat.settings import STYLES
 
 FAKE = LLMSettings(base_url="http://127.0.0.1:1/v1", model="fake")
@@ -84,7 +84,7 @@ def leaves(value: Any) -> list[str]:
 @pytest.mark.parametrize("family", FAMILIES)
 def test_each_family_ships_a_short_prompt_with_only_known_placeholders(family):
     text = task_prompt_file(family)
-    template, source = llm_agent.load_template("system", family)
+    template, source = llm_agent.load_template("system", spec_of_family(family))
     assert source.endswith(f"{family}/prompts/system.txt"), "the task's own prompt is used, not the generic one"
     used = set(template.get_identifiers())
     assert used <= PLACEHOLDERS, f"unknown placeholders {sorted(used - PLACEHOLDERS)}"

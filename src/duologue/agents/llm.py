@@ -11,9 +11,10 @@ Spec forms (see `duologue.llm.settings` for the environment variables):
 Each move is one chat completion. The prompt holds what the party's `Observation` shows (role,
 public scenario, its own private view, the recent transcript, feedback) and the legal moves now;
 the reply is constrained by a JSON schema that admits exactly the legal action kinds with their
-fields: `say.text` (with a maxLength, which keeps constrained decoding from looping),
-`offer.price`, `submit-deal.mine/theirs` (integer counts per issue), and `select.item` as a row
-number into `task.items(observation)`, mapped back to the row itself.
+fields, derived from `Task.action_schema(party)` (`ReplySchema`): strings with a maxLength (which
+keeps constrained decoding from looping), numbers within the task's bounds, a split as one of its
+allowed combinations (so it always adds up), and a row of the party's own list as a row number,
+mapped back to the row itself.
 
 Replies that are not JSON or not a legal move are answered with the error and retried (`repairs`
 times). A reply that still cannot be read becomes an `InvalidReply`, a move no task allows, so the
@@ -21,7 +22,7 @@ task refuses it and counts it like any illegal move: the agent never substitutes
 When the task refuses a move (`on_illegal`), the reason goes into the next request.
 
 Prompts are text templates in `duologue/agents/prompts/` (README there lists the placeholders);
-a task may ship its own system prompt as `duologue/tasks/<family>/prompts/system.txt`.
+a task may ship its own system prompt as `prompts/system.txt` in its spec's resource package.
 
 `agent.usage` holds the agent's totals: calls, tokens, seconds, invalid replies and refused moves.
 """
@@ -37,19 +38,16 @@ from importlib import resources
 from string import Template
 from typing import Any, Callable, Literal
 
-from pydantic import ValidationError
-
-from duologue.core import actions
+from duologue.core import actions, moves
 from duologue.core.agent import Agent
 from duologue.core.schema import Event, Message, Offer, Select, SubmitDeal, SystemNote
+from duologue.core.spec import TaskSpec
 from duologue.core.task import IllegalAction, Observation, Task
 from duologue.llm.replies import NotJSON, json_in_reply
 from duologue.llm.accounting import Completion, Usage
 from duologue.llm.settings import Endpoint, LLMConfigError, LLMSettings, resolve_endpoint
 
 PROMPTS = resources.files("duologue.agents") / "prompts"
-TASKS_ROOT = resources.files("duologue.tasks")
-"""Where per-task prompts live: `TASKS_ROOT/<family>/prompts/system.txt`."""
 
 PLACEHOLDERS = frozenset(
     ["task", "family", "party", "role", "public", "private", "items", "transcript", "turn", "turns_left", "feedback", "errors", "legal", "moves", "say_max_chars", "error"]
@@ -95,12 +93,14 @@ def _template(text: str, where: str) -> Template:
     return template
 
 
-def load_template(name: str, family: str | None = None) -> tuple[Template, str]:
-    """A prompt template and where it came from: the task family's own file when it has one, else the generic one."""
-    if family is not None:
-        own = TASKS_ROOT / family / "prompts" / f"{name}.txt"
+def load_template(name: str, spec: TaskSpec | None = None) -> tuple[Template, str]:
+    """A prompt template and where it came from: the task's own file (`prompts/` of its spec's
+    resources) when it has one, else the generic one."""
+    if spec is not None:
+        own = spec.resource("prompts", f"{name}.txt")
         if own.is_file():
-            return _template(own.read_text(encoding="utf-8"), str(own)), str(own)
+            where = f"{spec.resources}/prompts/{name}.txt"
+            return _template(own.read_text(encoding="utf-8"), where), where
     generic = PROMPTS / f"{name}.txt"
     return _template(generic.read_text(encoding="utf-8"), str(generic)), str(generic)
 
@@ -159,85 +159,126 @@ def render_event(event: Event, me: str) -> str:
     return f"{who}: {event.kind}"
 
 
-def deal_issues(observation: Observation) -> dict[str, int]:
-    """Issue -> packages to split, from the public scenario (`packages`, or `issues` with `packages_per_issue`)."""
-    public = observation.public
-    packages = public.get("packages")
-    if isinstance(packages, dict) and packages and all(isinstance(v, int) for v in packages.values()):
-        return dict(packages)
-    issues = public.get("issues")
-    if isinstance(issues, list) and issues and all(isinstance(i, str) for i in issues):
-        per_issue = public.get("packages_per_issue", 3)
-        return {issue: per_issue if isinstance(per_issue, int) else 3 for issue in issues}
-    return {}
-
-
-MOVE_HELP: dict[str, tuple[str, str]] = {
-    "say": ('{"kind": "say", "text": "..."}', "send your partner a message (at most $say_max_chars characters)"),
-    "offer": ('{"kind": "offer", "price": <number>}', "make a final offer at this price"),
-    "accept": ('{"kind": "accept"}', "accept the offer on the table"),
-    "reject": ('{"kind": "reject"}', "reject the offer on the table"),
-    "quit": ('{"kind": "quit"}', "leave without a deal"),
-    "select": ('{"kind": "select", "item": <row number>}', "select that row of your list (row numbers are listed above)"),
-    "submit-deal": ('{"kind": "submit-deal", "mine": {...}, "theirs": {...}}', "propose a split: mine is what you get, theirs what your partner gets"),
-    "accept-deal": ('{"kind": "accept-deal"}', "accept the deal your partner proposed"),
-    "reject-deal": ('{"kind": "reject-deal"}', "reject the deal your partner proposed"),
-    "walk-away": ('{"kind": "walk-away"}', "walk away without a deal"),
+MOVE_HELP: dict[str, str] = {
+    "say": "send your partner a message (at most $say_max_chars characters)",
+    "offer": "make a final offer at this price",
+    "accept": "accept the offer on the table",
+    "reject": "reject the offer on the table",
+    "quit": "leave without a deal",
+    "select": "select that row of your list (row numbers are listed above)",
+    "submit-deal": "propose a split: mine is what you get, theirs what your partner gets",
+    "accept-deal": "accept the deal your partner proposed",
+    "reject-deal": "reject the deal your partner proposed",
+    "walk-away": "walk away without a deal",
 }
+"""Plain words for the built-in move kinds; a task's own kinds are described by their schema."""
 
 
-def describe_moves(legal: list[str], issues: dict[str, int], say_max_chars: int) -> str:
+def shape(schema: dict[str, Any]) -> str:
+    """How a value of this schema is written, for the prompt (`<0..3>`, `"..."`, `{"a": <0..3>}`)."""
+    if "const" in schema:
+        return json.dumps(schema["const"])
+    kind = schema.get("type")
+    if kind == "object":
+        inner = ", ".join(f"{json.dumps(name)}: {shape(sub)}" for name, sub in schema.get("properties", {}).items())
+        return "{" + inner + "}"
+    if kind in ("integer", "number"):
+        low = schema.get("minimum", schema.get("exclusiveMinimum"))
+        high = schema.get("maximum")
+        what = schema.get("description") or ("integer" if kind == "integer" else "number")
+        if low is not None and high is not None:
+            return f"<{what} {low:g}..{high:g}>" if kind == "number" else f"<{low}..{high}>"
+        return f"<{what}>"
+    if kind == "string":
+        return '"..."'
+    return "<value>"
+
+
+def describe_moves(schema: dict[str, Any], say_max_chars: int) -> str:
+    """One line per move of an action schema: how to write it and what it does (a field whose values
+    are rows of the party's own list is written as a row number)."""
     lines = []
-    for kind in legal:
-        shape, meaning = MOVE_HELP.get(kind, (json.dumps({"kind": kind}), f"make a {kind} move"))
-        if kind == "submit-deal" and issues:
-            counts = {issue: 0 for issue in issues}
-            shape = json.dumps({"kind": kind, "mine": counts, "theirs": counts})
-            meaning += f" (counts per issue; the packages are {_value(issues)})"
-        lines.append(f"- {shape}: {meaning.replace('$say_max_chars', str(say_max_chars))}")
+    for option in moves.options(schema):
+        kind = moves.kind_of(option)
+        fields = {
+            name: ({"type": "integer", "description": "row number"} if isinstance(sub.get("enum"), list) and all(isinstance(v, dict) for v in sub["enum"]) else sub)
+            for name, sub in option.get("properties", {}).items()
+        }
+        meaning = MOVE_HELP.get(kind) or option.get("description") or f"make a {kind} move"
+        lines.append(f"- {shape({'type': 'object', 'properties': fields})}: {meaning.replace('$say_max_chars', str(say_max_chars))}")
     return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- the reply's schema
 
 
-def _counts_schema(issues: dict[str, int]) -> dict[str, Any]:
-    if not issues:
-        return {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
-    return {
-        "type": "object",
-        "properties": {issue: {"type": "integer", "minimum": 0, "maximum": total} for issue, total in issues.items()},
-        "required": list(issues),
-        "additionalProperties": False,
-    }
+class ReplySchema:
+    """The schema a reply must follow, derived from the task's action schema (`Task.action_schema`).
+
+    Constrained decoders get `moves.for_llm` of it (a split that does not add up cannot be written;
+    strings are bounded), and a field whose values are rows of the party's own list (an `enum` of
+    objects) is asked for as a row number, mapped back to the row when the reply is read.
+    """
+
+    def __init__(self, action_schema: dict[str, Any], say_max_chars: int) -> None:
+        self.action_schema = action_schema
+        self.rows: dict[tuple[str, str], list[Any]] = {}
+        flat = moves.for_llm(action_schema, max_chars=say_max_chars)
+        for option in flat["oneOf"]:
+            kind = moves.kind_of(option)
+            option["properties"]["kind"] = {"type": "string", "const": kind}
+            for name, field in list(option["properties"].items()):
+                values = field.get("enum")
+                if values and all(isinstance(v, dict) for v in values):
+                    self.rows[(kind, name)] = values
+                    option["properties"][name] = {"type": "integer", "minimum": 1, "maximum": len(values), "description": "row number"}
+        self.flat = flat
+        self.legal = moves.kinds(action_schema)
+        options = flat["oneOf"]
+        move = options[0] if len(options) == 1 else {"anyOf": options}
+        self.json_schema = {"type": "object", "properties": {"move": move}, "required": ["move"], "additionalProperties": False}
+
+    def read(self, text: str) -> actions.Action:
+        """The move a reply stands for, or `MoveError` saying (for the model) what is wrong with it."""
+        data = _json_of(text)
+        if isinstance(data, dict) and isinstance(data.get("move"), dict):
+            data = data["move"]
+        if not isinstance(data, dict) or "kind" not in data:
+            raise MoveError('the reply must be an object {"move": {"kind": ..., ...}}')
+        kind = data.get("kind")
+        if kind not in self.legal:
+            raise MoveError(f"{kind!r} is not a move you can make now; choose one of: {', '.join(self.legal)}")
+        data = dict(data)
+        for (row_kind, name), rows in self.rows.items():
+            if row_kind != kind or name not in data:
+                continue
+            value = data[name]
+            if isinstance(value, bool) or not isinstance(value, (int, dict)):
+                raise MoveError(f"{kind}.{name} must be a row number from 1 to {len(rows)}")
+            if isinstance(value, int):
+                if not 1 <= value <= len(rows):
+                    raise MoveError(f"there is no row {value}; choose a row number from 1 to {len(rows)}")
+                data[name] = rows[value - 1]
+            elif value not in rows:
+                raise MoveError(f"that row is not in your list; choose a row number from 1 to {len(rows)}")
+        target = moves.option(self.action_schema, str(kind))
+        if target is not None:
+            data = moves.complete(target, data)
+        problem = moves.validate(self.action_schema, data)
+        if problem is not None:
+            raise MoveError(problem)
+        try:
+            return actions.parse_action(data)
+        except ValueError as error:
+            raise MoveError(f"the {kind} move is malformed: {error}") from None
 
 
-def kind_schema(kind: str, *, items: list[dict[str, Any]], issues: dict[str, int], say_max_chars: int) -> dict[str, Any]:
-    """The JSON schema of one legal move (an object with a constant `kind` and the move's fields)."""
-    fields: dict[str, Any] = {}
-    if kind == "say":
-        fields["text"] = {"type": "string", "minLength": 1, "maxLength": say_max_chars}
-    elif kind == "offer":
-        fields["price"] = {"type": "number", "minimum": 0}
-    elif kind == "select":
-        fields["item"] = {"type": "integer", "minimum": 1, "maximum": len(items)} if items else {"type": "object"}
-    elif kind == "submit-deal":
-        fields["mine"] = _counts_schema(issues)
-        fields["theirs"] = _counts_schema(issues)
-    elif kind in actions.BY_KIND:
-        generic = actions.BY_KIND[kind].model_json_schema()
-        fields = {name: spec for name, spec in generic.get("properties", {}).items() if name != "kind"}
-    return {"type": "object", "properties": {"kind": {"type": "string", "const": kind}, **fields}, "required": ["kind", *fields], "additionalProperties": False}
-
-
-def move_schema(legal: list[str], *, items: list[dict[str, Any]], issues: dict[str, int], say_max_chars: int) -> dict[str, Any]:
-    """A schema admitting exactly the legal moves, wrapped as `{"move": ...}` (some endpoints want an object at the root)."""
-    options = [kind_schema(kind, items=items, issues=issues, say_max_chars=say_max_chars) for kind in legal]
-    move = options[0] if len(options) == 1 else {"anyOf": options}
-    return {"type": "object", "properties": {"move": move}, "required": ["move"], "additionalProperties": False}
+def reply_schema(task: Task, party: str, say_max_chars: int) -> ReplySchema:
+    return ReplySchema(task.action_schema(party), say_max_chars)
 
 
 # --------------------------------------------------------------------------- reading the reply
+
 
 def _json_of(text: str) -> Any:
     try:
@@ -246,35 +287,9 @@ def _json_of(text: str) -> Any:
         raise MoveError(str(error)) from None
 
 
-def _pydantic_problems(error: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:]) or 'move'}: {e['msg']}" for e in error.errors())
-
-
-def reply_to_action(text: str, legal: list[str], items: list[dict[str, Any]]) -> actions.Action:
-    """The move a reply stands for, or `MoveError` saying (for the model) what is wrong with it."""
-    data = _json_of(text)
-    if isinstance(data, dict) and isinstance(data.get("move"), dict):
-        data = data["move"]
-    if not isinstance(data, dict) or "kind" not in data:
-        raise MoveError('the reply must be an object {"move": {"kind": ..., ...}}')
-    kind = data.get("kind")
-    if kind not in legal:
-        raise MoveError(f"{kind!r} is not a move you can make now; choose one of: {', '.join(legal)}")
-    data = dict(data)
-    if kind == "select":
-        item = data.get("item")
-        if isinstance(item, bool) or not isinstance(item, (int, dict)):
-            raise MoveError(f"select.item must be a row number from 1 to {len(items)}")
-        if isinstance(item, int):
-            if not 1 <= item <= len(items):
-                raise MoveError(f"there is no row {item}; choose a row number from 1 to {len(items)}")
-            data["item"] = items[item - 1]
-        elif items and item not in items:
-            raise MoveError(f"that row is not in your list; choose a row number from 1 to {len(items)}")
-    try:
-        return actions.parse_action(data)
-    except ValueError as error:
-        raise MoveError(f"the {kind} move is malformed: {error}") from None
+def reply_to_action(text: str, schema: ReplySchema) -> actions.Action:
+    """The move a reply stands for under this reply schema, or `MoveError` (sent back to the model)."""
+    return schema.read(text)
 
 
 # --------------------------------------------------------------------------- the agent
@@ -355,18 +370,18 @@ class LLMAgent(Agent):
         super().reset(task, party, rng)
         self._errors = []
         self._last_invalid = None
-        self._system, self.system_prompt_source = load_template("system", task.family)
+        self._system, self.system_prompt_source = load_template("system", task.spec)
         self._turn, _ = load_template("turn")
         self._repair, _ = load_template("repair")
 
     # ------------------------------------------------------------------ prompting
 
-    def placeholders(self, observation: Observation, items: list[dict[str, Any]], errors: list[str]) -> dict[str, str]:
+    def placeholders(self, observation: Observation, items: list[dict[str, Any]], errors: list[str], schema: ReplySchema | None = None) -> dict[str, str]:
         """Everything a template may use (see `prompts/README.md`)."""
         events = observation.transcript[-self.transcript_events :] if self.transcript_events else []
         skipped = len(observation.transcript) - len(events)
         transcript = ([f"(... {skipped} earlier events)"] if skipped else []) + [render_event(e, observation.party) for e in events]
-        issues = deal_issues(observation)
+        schema = schema or reply_schema(self.task, observation.party, self.say_max_chars)
         return {
             "task": observation.task,
             "family": self.task.family,
@@ -381,13 +396,13 @@ class LLMAgent(Agent):
             "feedback": "".join(f"Note: {note}\n" for note in observation.feedback),
             "errors": "".join(f"Your last move was refused: {error}\n" for error in errors),
             "legal": ", ".join(observation.legal),
-            "moves": describe_moves(observation.legal, issues, self.say_max_chars),
+            "moves": describe_moves(schema.action_schema, self.say_max_chars),
             "say_max_chars": str(self.say_max_chars),
             "error": "",
         }
 
-    def messages(self, observation: Observation, items: list[dict[str, Any]], errors: list[str]) -> list[dict[str, str]]:
-        values = self.placeholders(observation, items, errors)
+    def messages(self, observation: Observation, items: list[dict[str, Any]], errors: list[str], schema: ReplySchema | None = None) -> list[dict[str, str]]:
+        values = self.placeholders(observation, items, errors, schema)
         return [
             {"role": "system", "content": self._system.safe_substitute(values).strip()},
             {"role": "user", "content": self._turn.safe_substitute(values).strip()},
@@ -398,21 +413,20 @@ class LLMAgent(Agent):
     def act(self, observation: Observation) -> actions.Action:
         errors, self._errors = self._errors, []
         items = self.task.items(observation)
-        issues = deal_issues(observation)
-        schema = move_schema(observation.legal, items=items, issues=issues, say_max_chars=self.say_max_chars)
-        messages = self.messages(observation, items, errors)
+        schema = reply_schema(self.task, observation.party, self.say_max_chars)
+        messages = self.messages(observation, items, errors, schema)
         problem = ""
         reply = ""
         for _ in range(self.repairs + 1):
             self.last_prompt = list(messages)
-            completion = self._ask(messages, schema)
+            completion = self._ask(messages, schema.json_schema)
             reply = completion.text
             try:
-                action = reply_to_action(reply, observation.legal, items)
+                action = schema.read(reply)
             except MoveError as error:
                 problem = str(error)
                 self.usage.invalid_replies += 1
-                values = {**self.placeholders(observation, items, []), "error": problem}
+                values = {**self.placeholders(observation, items, [], schema), "error": problem}
                 messages = [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": self._repair.safe_substitute(values).strip()}]
                 continue
             self.usage.moves += 1
