@@ -1,8 +1,12 @@
 """A person playing in the terminal: sees their private view, types messages and moves.
 
-Plain text is a message. Moves start with a slash: `/offer 120`, `/accept`, `/reject`, `/quit`,
-`/select 3` (row 3 of your list), `/deal food=2 water=1 firewood=0` (what you get; the rest goes
-to your partner), `/accept-deal`, `/reject-deal`, `/walk-away`, `/help`.
+Plain text is a message. Moves start with a slash and are read from the task's action schema, so
+every task (a plug-in too) gets its commands with no code here: `/<move> <fields>`, where a move
+may be shortened to a unique prefix or word of its name (`/deal` for a split move), a number field
+takes a number (`/offer 120`), a row of your own list takes its row number (`/select 3`), and an
+object field takes `name=value` pairs (`/submit-deal food=2 water=1 firewood=0`: for a split, what
+you get; the rest goes to your partner). `/help` lists the moves you can make now; `/leave` ends
+the game unfinished (recorded as a disconnect), in any task.
 """
 
 from __future__ import annotations
@@ -13,57 +17,215 @@ from typing import Any, Callable
 from rich.console import Console
 from rich.table import Table
 
-from duologue.core import actions
+from duologue.core import actions, moves
 from duologue.core.agent import Agent
 from duologue.core.schema import Message, SystemNote
 from duologue.core.task import IllegalAction, Observation
-
-HELP = " ".join(__doc__.split("\n\n", 1)[1].split())
 
 
 class CommandError(ValueError):
     """What the person typed is not a move; the message says how to type it."""
 
 
-def parse_command(text: str, observation: Observation, items: list[dict[str, Any]]) -> actions.Action:
-    """The action a line typed by a person stands for."""
+class LeftGame(EOFError):
+    """The person typed `/leave` (or `/quit` where quitting is not a move): the game ends there."""
+
+
+def _is_rows(field: moves.Schema) -> bool:
+    values = field.get("enum")
+    return isinstance(values, list) and bool(values) and all(isinstance(v, dict) for v in values)
+
+
+def _fields(move: moves.Schema) -> dict[str, moves.Schema]:
+    return {name: sub for name, sub in move.get("properties", {}).items() if name != "kind"}
+
+
+def _free_fields(move: moves.Schema) -> dict[str, moves.Schema]:
+    """The fields a person types: all but the half of a split that the other half determines."""
+    complement = move.get("x-complement") or {}
+    return {name: sub for name, sub in _fields(move).items() if name != complement.get("is")}
+
+
+def usage(move: moves.Schema) -> str:
+    """How to type one move, e.g. `/offer <number 0..1500>` or `/select <row 1..8>`."""
+    parts = [f"/{moves.kind_of(move)}"]
+    for name, field in _free_fields(move).items():
+        if _is_rows(field):
+            parts.append(f"<row 1..{len(field['enum'])}>")
+        elif field.get("type") == "object":
+            parts += [f"{key}=<{sub.get('minimum', 0)}..{sub.get('maximum', 'n')}>" for key, sub in field.get("properties", {}).items()]
+        elif field.get("type") == "string":
+            parts.append(f"<{name}>")
+        else:
+            high = field.get("maximum")
+            parts.append(f"<{name}{f' up to {high:g}' if isinstance(high, (int, float)) else ''}>")
+    complement = move.get("x-complement")
+    if complement:
+        parts.append(f"(what you get as {complement['of']}; the rest goes to {complement['is']})")
+    return " ".join(parts)
+
+
+def help_text(schema: moves.Schema) -> str:
+    """The moves a person can make now, one per line (only this task's moves, only those legal now)."""
+    lines = []
+    for move in moves.options(schema):
+        kind = moves.kind_of(move)
+        if kind == "say":
+            lines.append("  type a message to send it")
+            continue
+        description = move.get("description")
+        lines.append(f"  {usage(move)}" + (f"  {description}" if description else ""))
+    footer = "\n  /help shows this list; /leave ends the game without finishing it"
+    return "Moves you can make now:\n" + ("\n".join(lines) if lines else "  none (wait for your partner)") + footer
+
+
+def _command_kind(command: str, schema: moves.Schema) -> str:
+    kinds = moves.kinds(schema)
+    if command in kinds:
+        return command
+    matches = [k for k in kinds if k.startswith(command)] or [k for k in kinds if command in k.split("-")]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise CommandError(f"/{command} could be {' or '.join('/' + m for m in matches)}; type the whole name")
+    raise CommandError(f"/{command} is not a move you can make now ({', '.join('/' + k for k in kinds if k != 'say') or 'no moves'}); type /help")
+
+
+def _number(text: str, field: moves.Schema, what: str) -> int | float:
+    cleaned = text.replace("$", "").replace(",", "").strip()
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise CommandError(f"{what}: {text!r} is not a number") from None
+    if field.get("type") == "integer":
+        if not value.is_integer():
+            raise CommandError(f"{what}: {text!r} is not a whole number")
+        return int(value)
+    return value
+
+
+def _scalar(text: str, field: moves.Schema, what: str) -> Any:
+    if _is_rows(field):
+        rows = field["enum"]
+        if not text.isdigit() or not 1 <= int(text) <= len(rows):
+            raise CommandError(f"{what}: give a row number from 1 to {len(rows)}")
+        return rows[int(text) - 1]
+    if field.get("type") in ("integer", "number"):
+        return _number(text, field, what)
+    if "enum" in field:
+        for value in field["enum"]:
+            if str(value).lower() == text.lower():
+                return value
+        raise CommandError(f"{what}: choose one of {', '.join(map(str, field['enum']))}")
+    return text
+
+
+def _key(name: str, keys: list[str]) -> str | None:
+    for key in keys:
+        if key.lower() == name.lower():
+            return key
+    return None
+
+
+def parse_move(kind: str, args: list[str], move: moves.Schema) -> dict[str, Any]:
+    """The move (as JSON) that these typed arguments give, following the move's schema."""
+    data: dict[str, Any] = {"kind": kind}
+    free = _free_fields(move)
+    complement = move.get("x-complement") or {}
+    positional = [name for name, field in free.items() if field.get("type") != "object"]
+    for arg in args:
+        name, sep, value = arg.partition("=")
+        if not sep:
+            if not positional:
+                raise CommandError(f"/{kind} takes name=value pairs: {usage(move)}")
+            field_name = positional.pop(0)
+            data[field_name] = _scalar(arg, free[field_name], f"/{kind} {field_name}")
+            continue
+        outer, dot, inner = name.partition(".")
+        field_name = _key(outer, list(_fields(move))) if dot else None
+        if field_name is not None:
+            key = _key(inner, list(_fields(move)[field_name].get("properties", {})))
+            if key is None:
+                raise CommandError(f"/{kind}: {field_name} has no {inner!r}")
+        else:
+            field_name = _key(name, list(free))
+            key = None
+            if field_name is None:
+                owners = [f for f, sub in free.items() if sub.get("type") == "object" and _key(name, list(sub.get("properties", {})))]
+                if complement.get("of") in owners:
+                    owners = [complement["of"]]
+                if len(owners) != 1:
+                    raise CommandError(f"/{kind}: unknown field {name!r}; {usage(move)}")
+                field_name = owners[0]
+                key = _key(name, list(free[field_name]["properties"]))
+        field = _fields(move)[field_name]
+        if key is None:
+            data[field_name] = _scalar(value, field, f"/{kind} {field_name}")
+        else:
+            data.setdefault(field_name, {})[key] = _number(value, field["properties"][key], f"/{kind} {key}")
+    for name, field in free.items():
+        if field.get("type") == "string" and name not in data and args:
+            data[name] = " ".join(args)
+    if complement and isinstance(data.get(complement["of"]), dict) and complement["is"] not in data:
+        pool = complement["pool"]
+        given = data[complement["of"]]
+        missing = [item for item in pool if item not in given]
+        if missing:
+            raise CommandError(f"/{kind}: say how many of {', '.join(missing)} you get: {usage(move)}")
+        too_many = [f"{item}={given[item]} (there are {pool[item]})" for item in pool if not 0 <= given[item] <= pool[item]]
+        if too_many:
+            raise CommandError(f"/{kind}: {', '.join(too_many)}")
+        data[complement["is"]] = {item: pool[item] - given[item] for item in pool}
+    return moves.complete(move, data)
+
+
+def command_for(data: dict[str, Any], schema: moves.Schema) -> str:
+    """How a person types this move (the inverse of `parse_command`; the conformance checker uses it)."""
+    kind = str(data["kind"])
+    if kind == "say":
+        return str(data["text"]).strip() or str(data["text"])
+    move = moves.option(schema, kind)
+    if move is None:
+        return f"/{kind}"
+    words = [f"/{kind}"]
+    for name, field in _free_fields(move).items():
+        value = data.get(name)
+        if _is_rows(field):
+            words.append(str(field["enum"].index(value) + 1))
+        elif isinstance(value, dict):
+            words += [shlex.quote(f"{name}.{key}={number}") for key, number in value.items()]
+        elif value is not None:
+            words.append(shlex.quote(repr(value) if isinstance(value, float) else str(value)))
+    return " ".join(words)
+
+
+def parse_command(text: str, schema: moves.Schema) -> actions.Action:
+    """The action a line typed by a person stands for, under the action schema of the moment."""
     text = text.strip()
     if not text:
         raise CommandError("type a message, or a move such as /help")
     if not text.startswith("/"):
-        return actions.Say(text=text)
-    try:
-        words = shlex.split(text[1:])
-    except ValueError as error:
-        raise CommandError(f"cannot read that command: {error}") from None
-    if not words:
-        raise CommandError("type a command after the slash, e.g. /help")
-    command, args = words[0].lower(), words[1:]
-    if command == "offer":
-        if len(args) != 1:
-            raise CommandError("give one price: /offer 120")
+        if moves.option(schema, "say") is None:
+            raise CommandError("you cannot send a message now; type /help for the moves you can make")
+        data: dict[str, Any] = {"kind": "say", "text": text}
+    else:
         try:
-            price = float(args[0].replace("$", "").replace(",", ""))
-        except ValueError:
-            raise CommandError(f"{args[0]!r} is not a price: /offer 120") from None
-        return actions.Offer(price=price)
-    if command == "select":
-        if len(args) != 1 or not args[0].isdigit() or not 1 <= int(args[0]) <= len(items):
-            raise CommandError(f"give a row number from 1 to {len(items)}: /select 3" if items else "there is nothing to select in this task")
-        return actions.Select(item=items[int(args[0]) - 1])
-    if command == "deal":
-        mine: dict[str, int] = {}
-        for arg in args:
-            issue, _, count = arg.partition("=")
-            if not count.isdigit():
-                raise CommandError(f"{arg!r}: write issue=count, e.g. /deal food=2 water=1 firewood=0")
-            mine[issue.strip().capitalize()] = int(count)
-        total = observation.public.get("packages_per_issue", 3)
-        return actions.SubmitDeal(mine=mine, theirs={issue: total - count for issue, count in mine.items()})
-    simple = {"accept": actions.Accept, "reject": actions.Reject, "quit": actions.Quit, "accept-deal": actions.AcceptDeal, "reject-deal": actions.RejectDeal, "walk-away": actions.WalkAway}
-    if command in simple and not args:
-        return simple[command]()
-    raise CommandError(f"unknown command /{command}; type /help")
+            words = shlex.split(text[1:])
+        except ValueError as error:
+            raise CommandError(f"cannot read that command: {error}") from None
+        if not words:
+            raise CommandError("type a command after the slash, e.g. /help")
+        kind = _command_kind(words[0].lower(), schema)
+        move = moves.option(schema, kind)
+        assert move is not None
+        data = parse_move(kind, words[1:], move)
+    problem = moves.validate(schema, data)
+    if problem is not None:
+        raise CommandError(problem)
+    try:
+        return actions.parse_action(data)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
 
 
 def render_view(observation: Observation, console: Console) -> None:
@@ -97,20 +259,23 @@ class TerminalAgent(Agent):
         self.introduced = False
 
     def act(self, observation: Observation) -> actions.Action:
+        schema = self.task.action_schema(self.party)
         if not self.introduced:
             self.introduced = True
             render_view(observation, self.console)
-            self.console.print(f"[dim]{HELP}[/]")
+            self.console.print(f"[dim]{help_text(schema)}[/]")
         self.show_new_events(observation)
-        items = self.task.items(observation)
         while True:
-            text = self.read(f"[{', '.join(observation.legal)}] > ")
-            if text.strip() == "/help":
-                self.console.print(HELP)
+            text = self.read(f"[{', '.join(moves.kinds(schema))}] > ")
+            command = text.strip().lower()
+            if command == "/help":
+                self.console.print(help_text(schema))
                 continue
+            if command == "/leave" or (command == "/quit" and moves.option(schema, "quit") is None):
+                raise LeftGame("left the game")
             try:
-                return parse_command(text, observation, items)
-            except (CommandError, ValueError) as error:
+                return parse_command(text, schema)
+            except ValueError as error:
                 self.console.print(f"[red]{error}[/]")
 
     def show_new_events(self, observation: Observation) -> None:

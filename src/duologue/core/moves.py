@@ -131,13 +131,18 @@ def validate(schema: Schema, data: Any) -> str | None:
     target = option(schema, kind) if isinstance(kind, str) else None
     if target is None:
         return f"{kind!r} is not a move allowed now (allowed: {', '.join(kinds(schema)) or 'nothing'})"
-    validator = jsonschema.Draft202012Validator(target)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    # field by field first (so a count out of range is named), then how the fields fit together
+    fields_only = {k: v for k, v in target.items() if k != "anyOf"}
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(fields_only).iter_errors(data))
+    if error is None and "anyOf" in target:
+        if not any(jsonschema.Draft202012Validator(combo).is_valid(data) for combo in target["anyOf"]):
+            complement = target.get("x-complement")
+            if complement:
+                return f"{kind}: {complement['of']} and {complement['is']} must add up to the pool {complement['pool']}, item by item"
+            return f"{kind}: these values do not fit together"
     if error is None:
         return None
     where = ".".join(str(p) for p in error.absolute_path)
-    if error.validator == "anyOf" and not where:
-        return f"{kind}: these values do not fit together (e.g. a split that does not add up to the pool)"
     return f"{kind}: {where + ': ' if where else ''}{error.message}"
 
 
