@@ -18,10 +18,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from duologue.arena.specs import AGENT_LIST_COMMAND, AGENTS_FORMS, split_agent_specs
 from duologue.core.schema import Dialogue, dialogue_json_schema
 from duologue.data.formats import Problem
 from duologue.llm.settings import LLMConfigError, LLMError
-from duologue.data.io import CorpusReadError, dump_dialogue, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, validate_corpus, write_dialogues, write_native
+from duologue.data.io import CorpusPathError, CorpusReadError, dump_dialogue, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, validate_corpus, write_dialogues, write_native
 from duologue.tasks import CORPUS_FORMATS, UnknownNameError, corpus_format
 
 app = typer.Typer(help="duologue: two-party dialogue with a goal.", no_args_is_help=True, add_completion=False)
@@ -66,8 +67,11 @@ def load(corpus: str, path: Path, *, skip_invalid: bool, check_only: bool = Fals
     """
     if not path.exists():
         raise fail(f"{path}: no such file or folder")
-    if not list_files(path):
-        raise fail(f"{path}: no .json, .jsonl or .parquet files found")
+    try:
+        if not list_files(path):
+            raise fail(f"{path}: no .json, .jsonl or .parquet files found")
+    except (CorpusPathError, OSError) as error:
+        raise fail(str(error)) from None
     try:
         with reading(f"reading {path.name}") as advance:
             if corpus == OWN:
@@ -84,8 +88,8 @@ def load(corpus: str, path: Path, *, skip_invalid: bool, check_only: bool = Fals
         raise typer.Exit(1) from None
 
 
-def show_problems(problems: list[Problem], limit: int = 50) -> None:
-    table = Table(title=f"{len(problems)} problem(s)", show_lines=False, title_justify="left")
+def show_problems(problems: list[Problem], limit: int = 50, *, title: str = "problem(s)") -> None:
+    table = Table(title=f"{len(problems)} {title}", show_lines=False, title_justify="left")
     table.add_column("where", overflow="fold", ratio=2)
     table.add_column("record", overflow="fold", ratio=1)
     table.add_column("field", overflow="fold", ratio=2)
@@ -126,20 +130,32 @@ def corpora() -> None:
 def validate(
     corpus: CorpusArg,
     path: PathArg,
-    as_json: Annotated[bool, typer.Option("--json", help="Print problems as JSON lines.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print problems as JSON lines (with their severity).")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Treat rule anomalies (warnings) as errors: exit 1 when there is any.")] = False,
 ) -> None:
-    """Check every record: structure, types and the task's rules. Exit 1 when anything is invalid."""
+    """Check every record: structure, types and the task's rules.
+
+    Structural problems are errors (the record cannot be read: exit 1). Rule anomalies (an accept
+    with no offer, an empty label...) are warnings: the record still loads, and the exit code is 0
+    unless --strict.
+    """
     result = load(corpus, path, skip_invalid=True, check_only=True)
     if as_json:
-        for p in result.problems:
-            sys.stdout.write(json.dumps({"file": p.file, "line": p.line, "record": p.record, "path": p.path, "reason": p.reason}, ensure_ascii=False) + "\n")
-    elif result.problems:
-        show_problems(result.problems)
+        for p in [*result.problems, *result.warnings]:
+            line = {"file": p.file, "line": p.line, "record": p.record, "path": p.path, "reason": p.reason, "severity": p.severity, "code": p.code}
+            sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+    else:
+        if result.problems:
+            show_problems(result.problems, title="error(s)")
+        if result.warnings:
+            show_problems(result.warnings, title="warning(s): rule anomalies, records still read")
     summary = f"{result.files} file(s), {result.records} record(s): {result.records - result.invalid} valid, {result.invalid} invalid"
-    if result.invalid or result.problems:
-        errors.print(f"[red]{summary}[/]")
+    if result.flagged:
+        summary += f", {result.flagged} with rule anomalies ({len(result.warnings)} warning(s))"
+    if result.invalid or result.problems or (strict and result.warnings):
+        errors.print(f"[red]{summary}[/]" + (" (--strict: warnings count as errors)" if strict and result.warnings and not result.problems else ""))
         raise typer.Exit(1)
-    errors.print(f"[green]{summary}[/]")
+    errors.print(f"[{'yellow' if result.warnings else 'green'}]{summary}[/]")
 
 
 @data_app.command()
@@ -223,10 +239,11 @@ def list_tasks() -> None:
     console.print(table)
 
 
-@app.command()
+@app.command(context_settings=AGENT_LIST_COMMAND)
 def play(
+    ctx: typer.Context,
     task: Annotated[str, typer.Option("--task", "-t", help="Task id, e.g. casino-v0 (see `duologue tasks`).")],
-    agents: Annotated[list[str], typer.Option("--agents", "-a", help="Two agent specs, in the task's party order.")],
+    agents: Annotated[list[str], typer.Option("--agents", "-a", help=f"Two agent specs in the task's party order (one: it plays both), {AGENTS_FORMS}.")],
     episodes: Annotated[int, typer.Option("-n", "--episodes", min=1, help="Number of episodes.")] = 100,
     seed: Annotated[int, typer.Option(help="Run seed; each episode's seed derives from it.")] = 0,
     workers: Annotated[int, typer.Option(min=1, help="Processes playing in parallel.")] = 1,
@@ -247,6 +264,7 @@ def play(
     if address is not None and backend != "ray":
         raise fail("--address names a Ray cluster: use it with --backend ray")
 
+    agents = split_agent_specs(agents, ctx.args)
     if len(agents) == 1:
         agents = agents * 2
     if len(agents) != 2:
@@ -289,20 +307,23 @@ def play(
 @app.command()
 def chat(
     task: Annotated[str, typer.Option("--task", "-t", help="Task id, e.g. mutualfriends-v0.")],
-    vs: Annotated[str, typer.Option(help="The bot you play against (agent spec).")] = "rule",
+    vs: Annotated[str, typer.Option(help="The one bot you play against (an agent spec, as in play's --agents).")] = "rule",
     as_party: Annotated[Optional[str], typer.Option("--as", help="Which party you play (default: the first).")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Scenario seed (default: a new one).")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Append the finished dialogue to this .jsonl.")] = None,
 ) -> None:
     """Play a task in the terminal against a bot."""
     from duologue.agents import make_agent
-    from duologue.agents.human import TerminalAgent
+    from duologue.agents.human import LeftGame, TerminalAgent
     from duologue.core.episode import play_episode
     from duologue.tasks import make
 
+    bots = split_agent_specs([vs])
+    if len(bots) != 1:
+        raise fail(f"--vs {vs!r}: you play against one bot; give one agent spec")
     try:
         game = make(task)
-        bot = make_agent(vs, game)
+        bot = make_agent(bots[0], game)
     except (UnknownNameError, LLMConfigError) as error:
         raise fail(str(error)) from None
     me = as_party or game.party_ids[0]
@@ -312,6 +333,10 @@ def chat(
     agents = {me: person, game.other(me): bot}
     try:
         dialogue = play_episode(game, agents, seed=seed if seed is not None else secrets.randbits(32), max_attempts=1000)
+    except LeftGame:
+        console.print("[yellow]you left the game[/]")
+        game.end("disconnect")
+        dialogue = game.to_dialogue()
     except (EOFError, KeyboardInterrupt):
         console.print("\n[yellow]left the game[/]")
         raise typer.Exit(130) from None
@@ -460,7 +485,7 @@ from duologue.arena.cli import tournament_command  # noqa: E402  (tournaments li
 
 app.add_typer(analyze_app, name="analyze")
 app.command("judge")(judge_command)
-app.command("tournament")(tournament_command)
+app.command("tournament", context_settings=AGENT_LIST_COMMAND)(tournament_command)
 from duologue.arena.replay_cli import replay_command  # noqa: E402  (replays against people live with the arena)
 
 app.command("replay")(replay_command)
