@@ -1,0 +1,166 @@
+"""A rule-based Deal or No Deal negotiator that writes plain English and reads free text.
+
+How it plays (reading only its `Observation`):
+
+1. Reads each partner message with `understanding.read`: a proposal (`i'll take the books, you can
+   have the rest`), an acceptance (`ok`, `deal`) or a refusal (`no deal`). Items the partner asks
+   for count as valuable to it; items it gives away, or that this side values at 0 (the paper's
+   generator makes every item worth something to someone), as what it wants less.
+2. Proposes the split that gives the partner most (by that estimate) while keeping its own points
+   at its aspiration, which starts at 8 of 10 and comes down as chat runs out.
+3. Accepts a proposal worth at least its acceptance threshold (a point under the aspiration, down
+   to 1 near the end) or at least what it would propose next, by saying `deal` and restating it.
+4. Chooses the agreed split once there is one. Without one, when it must choose, the first
+   chooser takes the partner's last proposal and the second assumes the partner took its own last
+   proposal: two rule agents that ran out of chat still match.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from duologue.core import actions
+from duologue.core.agent import Agent
+from duologue.core.schema import Message
+from duologue.core.task import Observation, Task
+from duologue.tasks.dealornodeal.rules import ITEMS, TOTAL_VALUE, all_shares, complement, value
+from duologue.tasks.dealornodeal.task import CHOICES_AT_THE_END, Choose, ChooseEvent
+from duologue.tasks.dealornodeal.understanding import read
+
+OPENERS = ("", "hi! ", "hello! ", "hey there. ")
+PROPOSALS = (
+    "i'll take {mine}, you can have {theirs}.",
+    "how about i get {mine} and you get {theirs}?",
+    "could i have {mine}? you can have {theirs}.",
+    "i would like {mine}. you get {theirs}.",
+)
+ACCEPTS = ("deal! you get {theirs} and i get {mine}.", "ok, deal: i get {mine} and you get {theirs}.", "sounds good. deal: you get {theirs}, i get {mine}.")
+START_ASPIRATION, LOWEST_ASPIRATION = 8.0, 1.0
+
+
+def describe(share: dict[str, int], pool: dict[str, int]) -> str:
+    """`2 books, the hat and 1 ball`, in words `understanding.read` gives back exactly."""
+    parts = []
+    for item in ITEMS:
+        n = share.get(item, 0)
+        if n == 0:
+            continue
+        if n == pool[item]:
+            parts.append(f"the {item}" if n == 1 else f"the {item}s")
+        else:
+            parts.append(f"{n} {item}" + ("s" if n > 1 else ""))
+    if not parts:
+        return "nothing"
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+class DealRuleAgent(Agent):
+    """Proposes, concedes, accepts in words; chooses what was agreed (see the module docstring)."""
+
+    name = "rule"
+
+    def reset(self, task: Task, party: str, rng: random.Random) -> None:
+        super().reset(task, party, rng)
+        self.read_upto = 0
+        self.values: dict[str, int] = {}
+        self.pool: dict[str, int] = {}
+        self.wants: dict[str, float] = {item: 1.0 for item in ITEMS}
+        self.my_last: dict[str, int] | None = None
+        """What this side gets in its own last proposal."""
+        self.their_last: dict[str, int] | None = None
+        """What this side gets in the partner's last proposal."""
+        self.pending: dict[str, int] | None = None
+        """A partner proposal not answered yet (what this side would get)."""
+        self.agreed: dict[str, int] | None = None
+        self.partner_chose = False
+        self.proposals = 0
+
+    # ------------------------------------------------------------------ reading
+
+    def _read(self, observation: Observation) -> None:
+        if not self.pool:
+            self.pool = {item: int(observation.public["pool"][item]) for item in ITEMS}
+            self.values = {item: int(observation.private["values"][item]) for item in ITEMS}
+            for item in ITEMS:
+                if self.values[item] == 0:
+                    self.wants[item] += 2.0  # worth nothing here, so something to the partner
+        for event in observation.transcript[self.read_upto :]:
+            if event.party == self.party or event.party is None:
+                continue
+            if isinstance(event, ChooseEvent):
+                self.partner_chose = True
+            elif isinstance(event, Message):
+                self._hear(event.text)
+        self.read_upto = len(observation.transcript)
+
+    def _hear(self, text: str) -> None:
+        reading = read(text, self.pool)
+        if reading.speaker_gets is not None:
+            mine = complement(reading.speaker_gets, self.pool)
+            for item in ITEMS:
+                if reading.speaker_gets[item] > 0:
+                    self.wants[item] += 1.0
+                elif self.pool[item] > 0:
+                    self.wants[item] = max(0.1, self.wants[item] * 0.5)
+            if self.my_last is not None and mine == self.my_last and not reading.rejects:
+                self.agreed = mine  # the partner restated this side's proposal
+            elif self.agreed != mine:
+                self.agreed = None
+                self.their_last = mine
+                self.pending = mine
+        elif reading.accepts and self.my_last is not None and self.pending is None:
+            self.agreed = self.my_last
+        elif reading.rejects:
+            self.agreed = None
+
+    # ------------------------------------------------------------------ deciding
+
+    def _partner_value(self, theirs: dict[str, int]) -> float:
+        total = sum(self.wants[item] * self.pool[item] for item in ITEMS) or 1.0
+        return sum(self.wants[item] * theirs[item] for item in ITEMS) * TOTAL_VALUE / total
+
+    def _aspiration(self, observation: Observation) -> float:
+        chat = max(self.task.max_turns - CHOICES_AT_THE_END, 1)
+        used = min(observation.turn / chat, 1.0)
+        return max(LOWEST_ASPIRATION, START_ASPIRATION - (START_ASPIRATION - LOWEST_ASPIRATION) * used**1.5)
+
+    def _proposal(self, aspiration: float) -> dict[str, int]:
+        shares = [s for s in all_shares(self.pool) if any(complement(s, self.pool).values())]
+        fitting = [s for s in shares if value(s, self.values) >= aspiration] or [max(shares, key=lambda s: value(s, self.values))]
+        return max(fitting, key=lambda s: (self._partner_value(complement(s, self.pool)), value(s, self.values)))
+
+    def act(self, observation: Observation) -> actions.Action:
+        self._read(observation)
+        if "say" not in observation.legal:
+            return self._choose(self._final_choice())
+        if self.agreed is not None:
+            return self._choose(self.agreed)
+        aspiration = self._aspiration(observation)
+        mine = self._proposal(aspiration)
+        if self.pending is not None:
+            offered = self.pending
+            self.pending = None
+            if value(offered, self.values) >= min(aspiration - 1.0, value(mine, self.values)):
+                self.agreed = offered
+                return self._say(self.rng.choice(ACCEPTS), offered)
+        opener = self.rng.choice(OPENERS) if self.proposals == 0 and not observation.transcript else ""
+        self.proposals += 1
+        self.my_last = mine
+        return self._say(opener + self.rng.choice(PROPOSALS), mine)
+
+    def _final_choice(self) -> dict[str, int]:
+        if self.agreed is not None:
+            return self.agreed
+        if self.partner_chose and self.my_last is not None:
+            return self.my_last  # a rule partner that chose first took this side's last proposal
+        if self.their_last is not None and value(self.their_last, self.values) > 0:
+            return self.their_last
+        return self.my_last or self._proposal(START_ASPIRATION)
+
+    def _choose(self, mine: dict[str, int]) -> Choose:
+        return Choose(mine=dict(mine), theirs=complement(mine, self.pool))
+
+    def _say(self, template: str, mine: dict[str, int]) -> actions.Say:
+        words: dict[str, Any] = {"mine": describe(mine, self.pool), "theirs": describe(complement(mine, self.pool), self.pool)}
+        return actions.Say(text=template.format(**words))
