@@ -28,6 +28,7 @@ TASKS: dict[str, str] = {
     "casino-v0": "duologue.tasks.casino.task:CasinoTask",
     "openchat-ed-v0": "duologue.tasks.openchat.task:EmpatheticChatTask",
     "openchat-wow-v0": "duologue.tasks.openchat.task:WizardChatTask",
+    "dealornodeal-v0": "duologue.tasks.dealornodeal.task:DealOrNoDealTask",
 }
 """Task id -> `module:Class` of its `Task`. Ids carry a version (`casino-v0`)."""
 
@@ -43,6 +44,7 @@ CORPUS_FORMATS: dict[str, str] = {
     "craigslist": "duologue.tasks.craigslist.corpus:CraigslistFormat",
     "casino": "duologue.tasks.casino.corpus:CasinoFormat",
     "duo": "duologue.tasks.openchat.corpus:DuoFormat",
+    "dealornodeal": "duologue.tasks.dealornodeal.corpus:DealOrNoDealFormat",
 }
 """Corpus name -> `module:Class` of its `CorpusFormat`."""
 
