@@ -295,3 +295,56 @@ def test_leaderboard_table_shows_ratings_and_intervals():
     assert "rule" in text and "random" in text and "order sd" in text
     row = rating(board(boards, "elo"), "rule")
     assert f"[{row.low:.0f}, {row.high:.0f}]" in text
+
+
+# --------------------------------------------------------------------------- tasks registered from outside
+
+
+def coin_split(first: str, second: str, coins_first: int | None, *, task_id: str = "coins-v0", number: int = 0) -> Dialogue:
+    """A finished toy-task dialogue (tests/toy_task.py): the first party got `coins_first` of 10 (None: no deal)."""
+    parties = [Party(id="0", kind="bot"), Party(id="1", kind="bot")]
+    if coins_first is None:
+        outcome = Outcome(reason="quit", agreed=False)
+    else:
+        outcome = Outcome(reason="agreement", agreed=True, scores={"0": float(coins_first), "1": float(10 - coins_first)})
+    return Dialogue(
+        id=f"coins-{number}", task="coins", scenario=Scenario(), parties=parties, events=[], outcome=outcome,
+        meta={"task_id": task_id, "agents": {"0": first, "1": second}, "episode": number},
+    )
+
+
+def test_a_task_registered_from_outside_is_rated_as_its_spec_says(coins):
+    assert game_from_dialogue(coin_split("greedy", "shy", 8)).result == 1.0
+    assert game_from_dialogue(coin_split("greedy", "shy", 5)).result == 0.5
+    assert game_from_dialogue(coin_split("greedy", "shy", None)).kind == "competitive"
+    dialogues = [coin_split("greedy", "shy", 7, number=n) for n in range(6)] + [coin_split("shy", "greedy", 2, number=6 + n) for n in range(6)]
+    boards = ratings_from_dialogues(dialogues, bootstrap=0)
+    pooled = board(boards)
+    assert pooled.task == "coins-v0" and pooled.kind == "competitive"
+    assert rating(pooled, "greedy").rating > 1000 > rating(pooled, "shy").rating
+    assert rating(pooled, "greedy").wins == 12
+
+
+def test_a_cooperative_spec_rates_pairs_against_the_task(coins, monkeypatch):
+    from duologue import tasks
+    from toy_task import CoinSplit
+
+    class SharedCoins(CoinSplit):
+        spec = CoinSplit.spec.model_copy(update={"id": "sharedcoins-v0", "family": "sharedcoins", "kind": "cooperative"})
+
+    monkeypatch.setitem(tasks.TASKS, "sharedcoins-v0", SharedCoins)
+    together = [coin_split("keen", "keen", 5, task_id="sharedcoins-v0", number=n) for n in range(4)]
+    apart = [coin_split("keen", "lazy", None, task_id="sharedcoins-v0", number=4 + n) for n in range(4)]
+    for dialogue in together + apart:
+        dialogue.task = "sharedcoins"
+    assert game_from_dialogue(together[0]).kind == "cooperative" and game_from_dialogue(apart[0]).result == 0.0
+    pooled = board(ratings_from_dialogues(together + apart, bootstrap=0), method="pair-success")
+    assert rating(pooled, "keen").rating > rating(pooled, "lazy").rating
+
+
+def test_an_unregistered_task_is_left_out_and_the_note_says_why():
+    stray = coin_split("a", "b", 8, task_id="nosuchtask-v0")
+    stray.task = "nosuchtask"
+    assert game_from_dialogue(stray) is None
+    (only,) = ratings_from_dialogues([stray], bootstrap=0)
+    assert only.rows == [] and "no registered task" in only.note

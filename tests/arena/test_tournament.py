@@ -18,6 +18,8 @@ from duologue.arena.tournament import (
     total_episodes,
 )
 from duologue.cli import app
+from duologue.core import actions
+from duologue.core.agent import Agent
 
 runner = CliRunner()
 
@@ -189,3 +191,41 @@ def test_an_out_path_that_is_a_file_is_refused(tmp_path: Path):
     taken.write_text("")
     result = run("-t", "casino-v0", "-a", "rule,random", "--out", str(taken))
     assert result.exit_code == 1 and "is a file" in result.stderr
+
+
+# --------------------------------------------------------------------------- a task from outside duologue
+
+
+class Greedy(Agent):
+    """Asks for 8 of the toy task's 10 coins and takes any offer: it should beat a random player."""
+
+    def act(self, observation):
+        return actions.Accept() if "accept" in observation.legal else actions.Offer(price=8)
+
+
+@pytest.fixture
+def greedy_coins(monkeypatch):
+    """The toy task (tests/toy_task.py) with one more agent, registered from outside the package."""
+    from duologue import tasks
+    from toy_task import CoinSplit
+
+    class CoinsWithGreedy(CoinSplit):
+        agents = {"greedy": Greedy}
+
+    monkeypatch.setitem(tasks.TASKS, CoinsWithGreedy.spec.id, CoinsWithGreedy)
+    return CoinsWithGreedy.spec.id
+
+
+def test_a_task_registered_from_outside_is_rated_with_its_spec_metrics(greedy_coins):
+    result = run_tournament(greedy_coins, ["greedy", "random"], episodes=20, seed=0, bootstrap=100)
+    pooled = board(result)
+    assert pooled.kind == "competitive" and [row.name for row in pooled.rows] == ["greedy", "random"]
+    assert rating(pooled, "greedy").rating > 1000 > rating(pooled, "random").rating
+    assert all("agreement" in p.metrics for p in result.pairings)
+
+
+def test_the_command_rates_a_task_registered_from_outside(greedy_coins):
+    result = run("--task", greedy_coins, "--agents", "greedy,random", "-n", "6", "--bootstrap", "20")
+    assert result.exit_code == 0, result.output
+    assert "no score" not in result.output and "could be rated" not in result.output
+    assert "Bradley-Terry, both roles pooled" in result.stdout and "agreement" in result.stdout

@@ -20,6 +20,7 @@ from duologue.evaluation.judge import (
     JudgeResult,
     UnusableAnswer,
     agreement_rows,
+    dialogue_context,
     duo_items,
     judge_agreement,
     judge_dialogues,
@@ -58,6 +59,18 @@ def test_duo_items_follow_the_setting():
     judge = Judge(client=None, items=DUO_ITEMS)
     assert [i.name for i in judge.items_for(chat("wow"))][-1] == "engagingness"
     assert "empathy" not in [i.name for i in judge.items_for(chat("wow"))]
+
+
+def test_the_context_of_a_task_comes_from_its_spec(coins):
+    from duologue.tasks import spec
+
+    toy = Dialogue(id="t", task="coins", scenario=Scenario(), parties=[Party(id="0", kind="bot"), Party(id="1", kind="bot")], meta={"task_id": coins})
+    assert dialogue_context(toy) == spec(coins).judge_context == "Two parties split 10 coins."
+    toy.meta = {}  # a corpus dialogue: found by its family
+    assert dialogue_context(toy) == "Two parties split 10 coins."
+    toy.task = "nosuchfamily"
+    assert dialogue_context(toy) == ""
+    assert "user" in dialogue_context(chat("wow")) and "Piano" in dialogue_context(chat("wow"))
 
 
 def test_transcript_names_user_and_bot_and_keeps_both_ends_when_long():

@@ -3,7 +3,8 @@
 What a game is
 --------------
 Every finished dialogue between two agents is one game, judged by the task's own scores
-(`Outcome.scores`, i.e. `Task.judge`):
+(`Outcome.scores`, i.e. `Task.judge`), read as the task's spec says (`TaskSpec.kind`), so a new
+task is rated as soon as it is registered:
 
 * Competitive tasks (CraigslistBargain, CaSiNo): the party with the higher score wins, equal scores
   are a tie (half a win each). A dialogue without a deal is a tie: both sides get the walk-away
@@ -16,7 +17,7 @@ Every finished dialogue between two agents is one game, judged by the task's own
   easy the task is and `theta` is an agent's contribution to its pairs' success. The leaderboard
   method is then `pair-success`: a gap of D points means that swapping one agent for the other,
   in any pair, multiplies the odds of success by `10 ** (D / 400)`. Elo is not defined for it.
-* Open chat has no task score: its dialogues are not rated (the leaderboard says so).
+* `rated` tasks (open chat) have no task score: their dialogues are not rated (the leaderboard says so).
 
 Bradley-Terry
 -------------
@@ -62,7 +63,8 @@ from pydantic import Field
 from rich.table import Table
 
 from duologue.core.schema import Dialogue, Model, Outcome
-from duologue.tasks import UnknownNameError, make
+from duologue.core.spec import TaskSpec
+from duologue.tasks import UnknownNameError, make, spec, spec_of_family
 
 ELO_SCALE = 400 / math.log(10)
 """Points per unit of log-odds: 400 points = odds of 10 to 1."""
@@ -72,13 +74,28 @@ TIE_TOLERANCE = 1e-9
 GameKind = Literal["competitive", "cooperative"]
 Method = Literal["bradley-terry", "elo", "pair-success"]
 
-TASK_KINDS: dict[str, GameKind | None] = {
-    "craigslist": "competitive",
-    "casino": "competitive",
-    "mutualfriends": "cooperative",
-    "openchat": None,
-}
-"""Task family -> how its dialogues are rated (None: the task has no score to rate by)."""
+def spec_of_dialogue(dialogue: Dialogue) -> TaskSpec | None:
+    """The spec of the task that played a dialogue: `meta.task_id` when registered, else the first
+    registered task of its family (a corpus dialogue); None when no registered task matches."""
+    task_id = dialogue.meta.get("task_id")
+    if isinstance(task_id, str):
+        try:
+            return spec(task_id)
+        except UnknownNameError:
+            pass
+    return spec_of_family(dialogue.task)
+
+
+def game_kind(dialogue: Dialogue) -> GameKind | None:
+    """How a dialogue's games are rated, from its task's spec (`TaskSpec.kind`); None: not rated.
+
+    The spec is the one registered under `meta.task_id`, else the first of the dialogue's family
+    (a corpus dialogue). A `rated` task (people's ratings, no score) and an unknown task give None.
+    """
+    found = spec_of_dialogue(dialogue)
+    if found is None or found.kind == "rated":
+        return None
+    return found.kind
 
 
 class Game(Model):
@@ -148,7 +165,7 @@ def _outcome(dialogue: Dialogue) -> Outcome | None:
 
 def game_from_dialogue(dialogue: Dialogue) -> Game | None:
     """The game a dialogue records, or None when it cannot be rated (no score, unfinished, not two parties)."""
-    kind = TASK_KINDS.get(dialogue.task)
+    kind = game_kind(dialogue)
     if kind is None or len(dialogue.parties) != 2:
         return None
     outcome = _outcome(dialogue)
@@ -174,6 +191,15 @@ def game_from_dialogue(dialogue: Dialogue) -> Game | None:
         result=result,
         dialogue=dialogue.id,
     )
+
+
+def _why_unrated(dialogue: Dialogue) -> str:
+    found = spec_of_dialogue(dialogue)
+    if found is None:
+        return f"no registered task plays {task_id_of(dialogue)!r}"
+    if found.kind == "rated":
+        return "the task keeps no score: people rate its dialogues"
+    return "none finished with a score for both parties"
 
 
 # --------------------------------------------------------------------------- fitting
@@ -442,10 +468,12 @@ def ratings_from_dialogues(
     """
     by_task: dict[str, list[Game]] = defaultdict(list)
     unrated: dict[str, int] = defaultdict(int)
+    why_not: dict[str, str] = {}
     for dialogue in dialogues:
         game = game_from_dialogue(dialogue)
         if game is None:
             unrated[task_id_of(dialogue)] += 1
+            why_not.setdefault(task_id_of(dialogue), _why_unrated(dialogue))
         else:
             by_task[game.task].append(game)
     boards: list[Leaderboard] = []
@@ -453,7 +481,7 @@ def ratings_from_dialogues(
         games = by_task.get(task, [])
         skipped = f"; {unrated[task]} dialogue(s) without a score left out" if unrated.get(task) else ""
         if not games:
-            boards.append(Leaderboard(task=task, method="bradley-terry", note=f"no dialogue could be rated (the task has no score, or none finished){skipped}"))
+            boards.append(Leaderboard(task=task, method="bradley-terry", note=f"no dialogue could be rated ({why_not.get(task, '')}){skipped}"))
             continue
         options = dict(methods=methods, bootstrap=bootstrap, seed=seed, prior=prior, k_factor=k_factor, elo_orders=elo_orders, anchor=anchor)
         task_boards = _leaderboards_for(task, games, by_role=False, **options)

@@ -34,22 +34,7 @@ from duologue.arena.report import Estimate, report
 from duologue.arena.selfplay import PlayConfig, finished_episodes, run_selfplay
 from duologue.core.schema import Dialogue, Model
 from duologue.tasks import make
-
-HEADLINE_METRICS: dict[str, list[tuple[str, str]]] = {
-    "craigslist": [("agreement", "agreement"), ("utility_buyer", "utility buyer"), ("utility_seller", "utility seller"), ("fairness", "fairness"), ("length", "length")],
-    "casino": [
-        ("agreement", "agreement"),
-        ("points_{first}", "points {first}"),
-        ("points_{second}", "points {second}"),
-        ("joint_points", "joint points"),
-        ("pareto_optimal", "Pareto-optimal share"),
-        ("walk_away", "walk-aways"),
-    ],
-    "mutualfriends": [("success", "success"), ("selections", "selections"), ("utterances", "utterances"), ("turns", "turns")],
-    "openchat": [("utterances", "utterances"), ("mean_utterance_tokens", "tokens per utterance"), ("completed", "completed")],
-}
-"""Task family -> (episode-metric name, column heading) shown in the pairing table; `{first}`/`{second}` are party ids."""
-
+from duologue.tasks import spec as task_spec
 
 class PairingResult(Model):
     """One ordered pairing's outcome: who sat where, what was measured, how long it took."""
@@ -253,13 +238,10 @@ def run_tournament(
 
 
 def headline_metrics(task_id: str) -> list[tuple[str, str]] | None:
-    """(episode-metric name, column heading) for a task's pairing table; None: show every metric."""
-    task = make(task_id)
-    first, second = task.party_ids
-    columns = HEADLINE_METRICS.get(task.family)
-    if columns is None:
-        return None
-    return [(name.format(first=first, second=second), heading.format(first=first, second=second)) for name, heading in columns]
+    """(episode-metric name, column heading) for a task's pairing table, from its spec's metrics;
+    None (show every metric) when the spec names none."""
+    columns = [(metric.name, metric.label) for metric in task_spec(task_id).metrics]
+    return columns or None
 
 
 def seat_labels(task_id: str) -> dict[str, str]:

@@ -130,8 +130,9 @@ DUO_ITEMS: tuple[JudgeItem, ...] = (
         settings=("wow",),
     ),
 )
-"""DUO's items in our own words. Preference, consistency and stylistic similarity are asked in both
-settings; empathy only in ED, engagingness only in WoW, as in the corpus."""
+"""The judge's items: the open-chat corpus's rating items in our own words. Preference, consistency
+and stylistic similarity are asked in both settings; empathy only in ED, engagingness only in WoW,
+as in the corpus."""
 
 
 def duo_items(setting: str | None = None, criteria: Iterable[str] | None = None) -> list[JudgeItem]:
@@ -146,7 +147,7 @@ def duo_items(setting: str | None = None, criteria: Iterable[str] | None = None)
     known = {item.name: item for item in DUO_ITEMS}
     unknown = [name for name in wanted if name not in known]
     if unknown:
-        raise ValueError(f"unknown criterion {', '.join(repr(u) for u in unknown)}; the DUO items are {', '.join(known)}")
+        raise ValueError(f"unknown criterion {', '.join(repr(u) for u in unknown)}; the judge's items are {', '.join(known)}")
     return [item for item in items if item.name in wanted]
 
 
@@ -248,13 +249,6 @@ def render_transcript(dialogue: Dialogue, max_chars: int = 8000) -> str:
     return "\n".join([*head, f"(... {left_out} line(s) left out ...)", *reversed(tail)])
 
 
-TASK_CONTEXT = {
-    "craigslist": "A buyer and a seller bargain over the price of an item listed for sale.",
-    "casino": "Two campsite neighbours negotiate how to split packages of food, water and firewood.",
-    "mutualfriends": "Two people each hold a private list of friends and try to find the one friend both lists share.",
-}
-
-
 def dialogue_context(dialogue: Dialogue) -> str:
     """One or two sentences on what the conversation is (the DUO setting, or the task)."""
     setting = setting_of(dialogue)
@@ -264,7 +258,10 @@ def dialogue_context(dialogue: Dialogue) -> str:
         topic = dialogue.scenario.public.get("topic")
         about = f" about {topic}" if isinstance(topic, str) and topic else ""
         return f"In this conversation a user and a chatbot (the bot) chat{about}."
-    return TASK_CONTEXT.get(dialogue.task, "")
+    from duologue.arena.ratings import spec_of_dialogue
+
+    found = spec_of_dialogue(dialogue)
+    return found.judge_context if found is not None else ""
 
 
 # --------------------------------------------------------------------------- prompts
@@ -640,13 +637,13 @@ def _mean_or_nan(values: list[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
-def _pair_dialogue(dialogue_id: str, ratings: list[tuple[str, float]], criterion: str) -> Dialogue:
-    """A stand-in dialogue carrying only the given (rater, value) third-party ratings, for the agreement code."""
+def _pair_dialogue(source: Dialogue, ratings: list[tuple[str, float]], criterion: str) -> Dialogue:
+    """A stand-in for `source` carrying only the given (rater, value) third-party ratings, for the agreement code."""
     from duologue.core.schema import Party
 
     return Dialogue(
-        id=dialogue_id,
-        task="openchat",
+        id=source.id,
+        task=source.task,
         parties=[Party(id="rated", kind="bot")],
         ratings=[Rating(rater_kind="third_party", rater_id=rater, target="rated", criterion=criterion, value=value) for rater, value in ratings],
     )
@@ -697,9 +694,9 @@ def judge_agreement(
         judge_value = rating_number(own[-1])
         raters = [("" if r.rater_id is None else r.rater_id, rating_number(r)) for r in third]
         mean = _mean_or_nan([value for _, value in raters])
-        alone.append(_pair_dialogue(dialogue.id, raters, criterion))
-        with_judge.append(_pair_dialogue(dialogue.id, [*raters, (judge_name, judge_value)], criterion))
-        pairs.append(_pair_dialogue(dialogue.id, [("third-party mean", mean), (judge_name, judge_value)], criterion))
+        alone.append(_pair_dialogue(dialogue, raters, criterion))
+        with_judge.append(_pair_dialogue(dialogue, [*raters, (judge_name, judge_value)], criterion))
+        pairs.append(_pair_dialogue(dialogue, [("third-party mean", mean), (judge_name, judge_value)], criterion))
         judge_scores.append(judge_value)
         third_means.append(mean)
         users = [rating_number(r) for r in dialogue.ratings if r.rater_kind == "party" and r.criterion == criterion and (target is None or r.target in (None, target))]
