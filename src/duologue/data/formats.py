@@ -3,6 +3,14 @@
 Every corpus format lives in its task's folder (`duologue/tasks/<task>/corpus.py`) and subclasses
 `CorpusFormat`. Generic code (reading files and folders, validation, statistics, the CLI) only
 talks to formats through this class.
+
+Problems come in two severities. An *error* (not an object, a missing required field, a value of
+the wrong JSON type, an id that repeats) makes a record unreadable: it is refused and counted as
+invalid. A *warning* is a rule anomaly, something the task's rules forbid but the people who made
+the corpus did (an accept with no offer on the table, an empty strategy label, a deal that does
+not add up, a rating outside its scale): the record is read whole and written back byte for byte,
+and the anomaly is kept on `Dialogue.anomalies` with its path in the native record. Each format's
+docstring says which of its checks are which.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from typing import Any, Callable, ClassVar, Iterable, Literal, Mapping, TypeVar
 
 from pydantic import BaseModel
 
-from duologue.core.schema import Dialogue
+from duologue.core.schema import Anomaly, Dialogue
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -32,9 +40,27 @@ class Problem:
     record: str | None = None
     """The record's id where it has one, else `#<index>` (its position in the file)."""
     line: int | None = None
+    severity: Literal["error", "warning"] = "error"
+    """`error`: the record is unreadable (structure, types, repeated ids) and is refused.
+    `warning`: a rule anomaly (something the task's rules forbid but people did); the record is
+    read whole and the anomaly is kept on `Dialogue.anomalies`."""
+    code: str | None = None
+    """A short stable name of the kind of anomaly (`accept-without-offer`), for counting."""
+
+    @property
+    def is_warning(self) -> bool:
+        return self.severity == "warning"
 
     def located(self, *, file: str | None, record: str | None, line: int | None = None) -> "Problem":
-        return Problem(self.reason, self.path, file if self.file is None else self.file, record if self.record is None else self.record, self.line if self.line is not None else line)
+        return Problem(
+            self.reason,
+            self.path,
+            file if self.file is None else self.file,
+            record if self.record is None else self.record,
+            self.line if self.line is not None else line,
+            self.severity,
+            self.code,
+        )
 
     def __str__(self) -> str:
         where = self.file or "<input>"
@@ -42,7 +68,18 @@ class Problem:
             where += f":{self.line}"
         if self.record is not None:
             where += f" record {self.record}"
-        return f"{where} {self.path}: {self.reason}"
+        label = "warning: " if self.is_warning else ""
+        return f"{where} {self.path}: {label}{self.reason}"
+
+
+def errors_of(problems: list[Problem]) -> list[Problem]:
+    """The structural problems only (those that make a record unreadable)."""
+    return [p for p in problems if p.severity != "warning"]
+
+
+def anomalies_of(problems: list[Problem]) -> list[Anomaly]:
+    """The rule anomalies among `problems`, as kept on a dialogue."""
+    return [Anomaly(path=p.path, message=p.reason, code=p.code) for p in problems if p.severity == "warning"]
 
 
 class RecordError(ValueError):
@@ -60,7 +97,12 @@ class Checker:
     problems: list[Problem] = field(default_factory=list)
 
     def fail(self, path: str, reason: str) -> None:
+        """A structural problem: the record cannot be read."""
         self.problems.append(Problem(reason=reason, path=path))
+
+    def warn(self, path: str, reason: str, code: str) -> None:
+        """A rule anomaly: the record is read whole, and the anomaly is kept on the dialogue."""
+        self.problems.append(Problem(reason=reason, path=path, severity="warning", code=code))
 
     def require(self, obj: Any, key: str, kind: type | tuple[type, ...], path: str, *, nullable: bool = False) -> Any:
         """Check `obj[key]` exists and has the expected JSON type; return it or None."""
@@ -121,7 +163,8 @@ class CorpusFormat(ABC):
 
     Subclasses set the class attributes and implement `record_id`, `check`, `to_dialogue` and
     `from_dialogue`. `to_dialogue(r)` followed by `from_dialogue` must give `r` back exactly
-    (same keys, same values, same JSON types): that is what "lossless" means here.
+    (same keys, same values, same JSON types): that is what "lossless" means here. It holds for
+    every record `check` finds no *error* in, rule anomalies (warnings) included.
     """
 
     name: ClassVar[str]
@@ -137,7 +180,7 @@ class CorpusFormat(ABC):
         """The record's own id, if it has a readable one (used in error messages)."""
 
     def check(self, record: Any) -> list[Problem]:
-        """Every structural and rule problem of one native record (empty when valid).
+        """Every structural problem (error) and rule anomaly (warning) of one native record (empty when valid).
 
         Paths are JSON paths from the record's root (`$`). Never raises on bad input. Valid
         records are answered by `quick_check` when the format has one; anything else gets the
@@ -152,7 +195,7 @@ class CorpusFormat(ABC):
         return self.check_in_detail(record)
 
     def quick_check(self, record: dict[str, Any]) -> bool:
-        """True only when `check_in_detail` would find no problem; False whenever unsure.
+        """True only when `check_in_detail` would find no problem, not even a warning; False whenever unsure.
 
         Nearly every record is valid, and walking it to name problems that are not there is what
         makes checking slow; a format may answer the common case in one tight pass. Default: unsure.
@@ -189,11 +232,17 @@ class CorpusFormat(ABC):
         return f"{self.record_id(record) or index}.json"
 
     def read(self, record: Any, *, file: str | None = None, index: int | None = None, split: str | None = None) -> Dialogue:
-        """Check then convert one record; raises `RecordError` naming every problem."""
+        """Check then convert one record; raises `RecordError` naming every structural problem.
+
+        Rule anomalies do not stop it: they end up on the dialogue's `anomalies`.
+        """
         problems = self.check(record)
+        if errors_of(problems):
+            raise RecordError(errors_of(problems))
+        dialogue = self.to_dialogue(record, file=file, index=index, split=split)
         if problems:
-            raise RecordError(problems)
-        return self.to_dialogue(record, file=file, index=index, split=split)
+            dialogue.anomalies = anomalies_of(problems)
+        return dialogue
 
     def write_records(self, dialogues: Iterable[Dialogue]) -> list[dict[str, Any]]:
         return [self.from_dialogue(d) for d in dialogues]

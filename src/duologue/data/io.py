@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+import numpy as np
 import orjson
 from pydantic import ValidationError
 
 from duologue.core.schema import Dialogue
-from duologue.data.formats import CorpusFormat, Problem, RecordError
+from duologue.data.formats import CorpusFormat, Problem, RecordError, anomalies_of
 
 NATIVE_SUFFIXES = (".json", ".jsonl", ".parquet")
 
@@ -45,41 +48,107 @@ class RawRecord:
 
 @dataclass
 class ReadResult:
-    """What a read gave: the dialogues, every problem found, and how many records were invalid."""
+    """What a read gave: the dialogues, every problem found, and how many records were invalid.
+
+    `problems` are errors (records refused, files unreadable); `warnings` are rule anomalies of
+    records that were read (each also on its dialogue's `anomalies`), `flagged` counts those records.
+    """
 
     dialogues: list[Dialogue] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     records: int = 0
     invalid: int = 0
     files: int = 0
+    warnings: list[Problem] = field(default_factory=list)
+    flagged: int = 0
 
 
-def list_files(path: Path, suffixes: tuple[str, ...] = NATIVE_SUFFIXES) -> list[Path]:
-    """The data files at `path`: the file itself, or every matching file below a folder, sorted."""
+class CorpusPathError(ValueError):
+    """The path given cannot be read as a corpus (missing, or not a regular file or folder)."""
+
+
+def list_files(path: Path, suffixes: tuple[str, ...] = NATIVE_SUFFIXES, problems: list[Problem] | None = None) -> list[Path]:
+    """The data files at `path`: the file itself, or every matching file below a folder, sorted.
+
+    A path that is neither a regular file nor a folder (a FIFO, a device) raises `CorpusPathError`
+    (reading one could block forever). Below a folder, sub-folders that cannot be listed and data
+    files that are not regular files are reported in `problems` (when given), not skipped silently.
+    """
     if path.is_file():
         return [path]
     if path.is_dir():
-        return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in suffixes)
+        found: list[Path] = []
+
+        def unlistable(error: OSError) -> None:
+            if problems is not None:
+                problems.append(Problem(f"cannot read folder: {error.strerror or error}; its files were left out", file=error.filename or str(path)))
+
+        for folder, _, names in os.walk(path, onerror=unlistable, followlinks=True):
+            for name in names:
+                if not name.lower().endswith(suffixes):
+                    continue
+                file = Path(folder, name)
+                if file.is_file():
+                    found.append(file)
+                elif problems is not None:
+                    problems.append(Problem("not a regular file (a FIFO, socket or device?); left out", file=str(file)))
+        return sorted(found)
+    if path.exists():
+        raise CorpusPathError(f"{path}: not a regular file or folder (a FIFO, socket or device?); give a file or a folder of data files")
     raise FileNotFoundError(f"{path}: no such file or folder")
 
 
 def iter_raw(path: Path, problems: list[Problem]) -> Iterator[RawRecord]:
     """Yield the native records of a file or folder; unreadable files become problems, not exceptions."""
-    for file in list_files(path):
+    for file in list_files(path, problems=problems):
         yield from _iter_file(file, problems)
+
+
+_LONG_INTEGER = re.compile(rb"[0-9]{20}")
+"""Twenty digits in a row: maybe an integer beyond 64 bits, which orjson reads as a float."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads(data: bytes) -> Any:
+    """Parse JSON strictly and fast (orjson), keeping integers beyond 64 bits exact.
+
+    orjson reads `10000000000000000000000000000000000000000` as the float `1e+40`; where the text
+    has twenty digits in a row (rare: long ids, big numbers) it is parsed again by the standard
+    library, which keeps every integer exact. orjson's pass has already refused what is not JSON.
+    """
+    value = orjson.loads(data)
+    if _LONG_INTEGER.search(data) is None:
+        return value
+    return json.loads(data, parse_constant=_reject_constant)
+
+
+def dumps(value: Any) -> bytes:
+    """Compact JSON bytes (orjson), falling back to the standard library for integers beyond 64 bits."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:  # orjson refuses integers outside 64 bits
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 def _iter_file(file: Path, problems: list[Problem]) -> Iterator[RawRecord]:
     suffix = file.suffix.lower()
     name = str(file)
     if suffix == ".jsonl":
-        with file.open("rb") as handle:
+        try:
+            handle = file.open("rb")
+        except OSError as error:
+            problems.append(Problem(f"cannot read file: {error.strerror or error}", file=name))
+            return
+        with handle:
             index = 0
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
                 try:
-                    record = orjson.loads(line)
+                    record = loads(line)
                 except orjson.JSONDecodeError as error:
                     problems.append(Problem(f"malformed JSON: {_json_reason(error)}", file=name, line=number, record=f"#{index}"))
                 else:
@@ -91,21 +160,24 @@ def _iter_file(file: Path, problems: list[Problem]) -> Iterator[RawRecord]:
             import pyarrow.parquet as pq
 
             rows = pq.read_table(file).to_pylist()
+        except OSError as error:
+            problems.append(Problem(f"cannot read file: {error.strerror or error}", file=name))
+            return
         except Exception as error:  # pyarrow raises several types for a bad file
-            problems.append(Problem(f"cannot read parquet: {error}", file=name))
+            problems.append(Problem(f"cannot read parquet: {type(error).__name__}: {error}", file=name))
             return
         for index, row in enumerate(rows):
             yield RawRecord(file, index, row)
         return
     try:
         with open(file, "rb") as handle:  # plain `open`: pathlib's read_bytes costs more, once per file
-            data = orjson.loads(handle.read())
+            data = loads(handle.read())
     except orjson.JSONDecodeError as error:
         line = _json_line(error)
         problems.append(Problem(f"malformed JSON: {_json_reason(error)}", file=name, line=line))
         return
     except OSError as error:
-        problems.append(Problem(f"cannot read file: {error.strerror}", file=name))
+        problems.append(Problem(f"cannot read file: {error.strerror or error}", file=name))
         return
     if isinstance(data, list):
         for index, record in enumerate(data):
@@ -114,42 +186,35 @@ def _iter_file(file: Path, problems: list[Problem]) -> Iterator[RawRecord]:
         yield RawRecord(file, 0, data)
 
 
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+"""A JSON string literal, escapes included (valid JSON has no raw line break inside one)."""
+
+
 def record_start_lines(text: bytes) -> list[int]:
     """Line number (1-based) where each element of a top-level JSON array starts.
 
-    Used only when a file has problems, so messages can say `file:line` for JSON arrays too.
+    Used only when a file has problems, so messages can say `file:line` for JSON arrays too. The
+    file has parsed, so it is valid JSON: string literals are cut down to `""` by one regular
+    expression (they hold no line breaks), and the brackets, commas and line breaks left are
+    found and counted with numpy, so the cost stays a small part of parsing the file.
     """
-    lines: list[int] = []
-    line, depth, in_string, escaped, expecting = 1, 0, False, False, False
-    for byte in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:
-                in_string = False
-            elif byte == 0x0A:
-                line += 1
-            continue
-        if byte == 0x0A:
-            line += 1
-        elif byte in (0x20, 0x09, 0x0D):
-            continue
-        elif depth == 1 and expecting:
-            lines.append(line)
-            expecting = False
-        if byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):  # [ {
-            depth += 1
-            if depth == 1 and byte == 0x5B:
-                expecting = True
-        elif byte in (0x5D, 0x7D):
-            depth -= 1
-        elif byte == 0x2C and depth == 1:  # comma between elements
-            expecting = True
-    return lines
+    skeleton = np.frombuffer(_STRING.sub(b'""', text), dtype=np.uint8)
+    blank = (skeleton == 0x20) | (skeleton == 0x09) | (skeleton == 0x0D) | (skeleton == 0x0A)
+    solid = np.flatnonzero(~blank)
+    if not len(solid) or skeleton[solid[0]] != 0x5B:  # not an array
+        return []
+    opens = (skeleton == 0x5B) | (skeleton == 0x7B)
+    closes = (skeleton == 0x5D) | (skeleton == 0x7D)
+    marks = np.flatnonzero(opens | closes | (skeleton == 0x2C))
+    depth = np.cumsum(opens[marks].astype(np.int32) - closes[marks].astype(np.int32))
+    # an element starts after the opening bracket, or after a comma between top-level elements
+    delimiters = marks[((skeleton[marks] == 0x2C) & (depth == 1)) | (marks == solid[0])]
+    starts = solid[np.searchsorted(solid, delimiters, side="right").clip(max=len(solid) - 1)]
+    starts = starts[starts > delimiters]
+    if len(starts) and skeleton[starts[0]] == 0x5D:  # `[]`: no element at all
+        return []
+    newlines = np.flatnonzero(skeleton == 0x0A)
+    return (np.searchsorted(newlines, starts) + 1).tolist()
 
 
 def _json_reason(error: orjson.JSONDecodeError) -> str:
@@ -231,11 +296,17 @@ def _read_corpus(fmt: CorpusFormat, path: Path, *, skip_invalid: bool, progress:
                 problems.append(Problem(f"duplicate record id {rid!r} (first seen in {seen_ids[key]})", path="$"))
             else:
                 seen_ids[key] = f"{file_name}#{raw.index}"
+        anomalies: list[Problem] = []
         if problems:
-            result.invalid += 1
             where = {"file": file_name, "record": rid if rid is not None else f"#{raw.index}", "line": raw.line or _array_line(raw, array_lines)}
-            result.problems.extend(p.located(**where) for p in problems)
-            continue
+            located = [p.located(**where) for p in problems]
+            anomalies = [p for p in located if p.is_warning]
+            result.warnings.extend(anomalies)
+            if len(anomalies) != len(located):  # an error: the record is refused (its warnings are still reported)
+                result.invalid += 1
+                result.problems.extend(p for p in located if not p.is_warning)
+                continue
+            result.flagged += 1
         if not build:
             continue
         try:
@@ -245,6 +316,8 @@ def _read_corpus(fmt: CorpusFormat, path: Path, *, skip_invalid: bool, progress:
             where = {"file": file_name, "record": rid if rid is not None else f"#{raw.index}", "line": raw.line}
             result.problems.extend(p.located(**where) for p in _problems_of(error))
             continue
+        if anomalies:
+            dialogue.anomalies = anomalies_of(anomalies)
         result.dialogues.append(dialogue)
     result.files = len(files)
     if result.problems and not skip_invalid:
@@ -257,7 +330,10 @@ def _array_line(raw: RawRecord, cache: dict[Path, list[int]]) -> int | None:
     if raw.file.suffix.lower() != ".json":
         return None
     if raw.file not in cache:
-        cache[raw.file] = record_start_lines(raw.file.read_bytes())
+        try:
+            cache[raw.file] = record_start_lines(raw.file.read_bytes())
+        except OSError:  # gone since it was read: the message goes without a line
+            cache[raw.file] = []
     lines = cache[raw.file]
     return lines[raw.index] if raw.index < len(lines) else None
 
@@ -306,7 +382,7 @@ def write_native(fmt: CorpusFormat, dialogues: Iterable[Dialogue], out: Path | s
     if out.suffix.lower() == ".jsonl":
         with out.open("wb") as handle:
             for record in records:
-                handle.write(orjson.dumps(record) + b"\n")
+                handle.write(dumps(record) + b"\n")
     else:
         out.write_text(json.dumps(records, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return [out]
@@ -319,7 +395,7 @@ _NESTED = ("scenario", "parties", "events", "outcome", "ratings", "annotations",
 
 def dump_dialogue(dialogue: Dialogue) -> bytes:
     """One dialogue as a compact JSON line."""
-    return orjson.dumps(dialogue.model_dump(mode="json"))
+    return dumps(dialogue.model_dump(mode="json"))
 
 
 def write_dialogues(dialogues: Iterable[Dialogue], out: Path | str) -> Path:
@@ -350,14 +426,14 @@ def _flat_row(dialogue: Dialogue) -> dict[str, Any]:
     row["speakers"] = [e.party for e in dialogue.messages()]
     row["utterances"] = [e.text for e in dialogue.messages()]
     for key in _NESTED:
-        row[key] = orjson.dumps(data[key]).decode()
+        row[key] = dumps(data[key]).decode()
     return row
 
 
 def _unflat_row(row: dict[str, Any]) -> dict[str, Any]:
     data = {k: row[k] for k in ("schema_version", "id", "task", "split", "language")}
     for key in _NESTED:
-        data[key] = orjson.loads(row[key])
+        data[key] = loads(row[key].encode() if isinstance(row[key], str) else row[key])
     return data
 
 

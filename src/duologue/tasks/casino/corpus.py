@@ -96,6 +96,9 @@ DEMOGRAPHIC_TYPES: dict[str, type] = {"age": int, "gender": str, "ethnicity": st
 SATISFACTION, LIKENESS = "satisfaction", "opponent_likeness"
 RATING_SCALES: dict[str, Scale] = {SATISFACTION: SATISFACTION_SCALE, LIKENESS: LIKENESS_SCALE}
 STRATEGY_LAYER = "strategy"
+ANNOTATED_SHAPE = "annotations"
+"""`Source.shape` of records from the 2021 `casino_annotated` file (no chat, no participants)."""
+ANNOTATED_KEYS = ("dialogue_id", "annotations")
 COUNT_STRINGS = tuple(str(n) for n in range(PACKAGES_PER_ISSUE + 1))
 
 
@@ -127,15 +130,26 @@ class CasinoFormat(CorpusFormat):
         if not isinstance(record, Mapping):
             c.fail("$", f"expected a dialogue object, got {json_type(record)}")
             return c.problems
+        if _annotations_only(record):
+            return self._check_annotations_only(record)
         c.require(record, "dialogue_id", (int, str), "$")
         participants = self._check_participants(c, record)
         logs = c.require(record, "chat_logs", list, "$")
         messages: list[str] | None = None
         if logs is not None:
             messages = self._check_chat(c, logs, participants, record.get("participant_info"))
-        annotations = c.require(record, "annotations", list, "$")
+        annotations = c.optional(record, "annotations", list, "$", nullable=False)  # absent in the 2021 complete file
         if annotations is not None:
             self._check_annotations(c, annotations, messages)
+        return c.problems
+
+    def _check_annotations_only(self, record: Mapping) -> list[Problem]:
+        """The 2021 `casino_annotated` shape: `{dialogue_id, annotations}` and nothing else."""
+        c = Checker()
+        c.require(record, "dialogue_id", (int, str), "$")
+        annotations = c.require(record, "annotations", list, "$")
+        if annotations is not None:
+            self._check_annotations(c, annotations, None)
         return c.problems
 
     def _check_participants(self, c: Checker, record: Mapping) -> list[str] | None:
@@ -156,16 +170,16 @@ class CasinoFormat(CorpusFormat):
                 here = f"{path}.outcomes"
                 scored = c.require(outcomes, "points_scored", int, here, nullable=True)
                 if scored is not None and not 0 <= scored <= MAX_POINTS:
-                    c.fail(f"{here}.points_scored", f"{scored} points is outside the possible 0..{MAX_POINTS}")
+                    c.warn(f"{here}.points_scored", f"{scored} points is outside the possible 0..{MAX_POINTS}", "points-out-of-range")
                 for key, scale in RATING_SCALES.items():
                     answer = c.require(outcomes, key, str, here, nullable=True)
                     if answer is not None and not scale.contains(answer):
-                        c.fail(f"{here}.{key}", f"{answer!r} is not on the {key} scale {scale.labels}")
-            demographics = c.require(participant, "demographics", dict, path)
+                        c.warn(f"{here}.{key}", f"{answer!r} is not on the {key} scale {scale.labels}", "rating-off-scale")
+            demographics = c.optional(participant, "demographics", dict, path, nullable=False)  # absent in the 2021 release
             if demographics is not None:
                 for key, kind in DEMOGRAPHIC_TYPES.items():
                     c.optional(demographics, key, kind, f"{path}.demographics")
-            personality = c.require(participant, "personality", dict, path)
+            personality = c.optional(participant, "personality", dict, path, nullable=False)
             if personality is not None:
                 c.optional(personality, "svo", str, f"{path}.personality")
                 big_five = c.optional(personality, "big-five", dict, f"{path}.personality")
@@ -212,12 +226,12 @@ class CasinoFormat(CorpusFormat):
                 usable = False
                 continue
             if ended is not None:
-                c.fail(path, f"entry after the negotiation ended with {ended[0]} at chat_logs[{ended[1]}]")
+                c.warn(path, f"entry after the negotiation ended with {ended[0]} at chat_logs[{ended[1]}]", "entry-after-end")
             if text not in MOVES:
                 if _looks_like_move(text):
-                    c.fail(f"{path}.text", f"unknown deal move {text!r}; the moves are {', '.join(MOVES)}")
+                    c.warn(f"{path}.text", f"unknown deal move {text!r} (read as a chat message); the moves are {', '.join(MOVES)}", "unknown-move")
                 elif task_data:
-                    c.fail(f"{path}.task_data", f"a chat message carries task data {task_data!r}; only the deal moves {', '.join(MOVES)} do")
+                    c.warn(f"{path}.task_data", f"a chat message carries task data {task_data!r}; only the deal moves {', '.join(MOVES)} do", "task-data-on-message")
                 messages.append(text)
                 continue
             if text == SUBMIT:
@@ -225,9 +239,9 @@ class CasinoFormat(CorpusFormat):
                 pending = (speaker, i, shares)
             elif text in (ACCEPT, REJECT):
                 if pending is None:
-                    c.fail(path, f"{text} with no pending deal: no Submit-Deal awaits an answer")
+                    c.warn(path, f"{text} with no pending deal: no Submit-Deal awaits an answer", "answer-without-deal")
                 elif speaker is not None and speaker == pending[0]:
-                    c.fail(path, f"{text} by {speaker!r}, who submitted the pending deal at chat_logs[{pending[1]}]; only the other participant answers it")
+                    c.warn(path, f"{text} by {speaker!r}, who submitted the pending deal at chat_logs[{pending[1]}]; only the other participant answers it", "own-deal-answered")
                 elif text == ACCEPT:
                     agreed = pending
                     ended = (text, i)
@@ -266,7 +280,7 @@ class CasinoFormat(CorpusFormat):
         for issue in ISSUES:
             mine, theirs = shares["issue2youget"][issue], shares["issue2theyget"][issue]
             if mine + theirs != PACKAGES_PER_ISSUE:
-                c.fail(path, f"{issue}: {mine} + {theirs} packages do not add up to {PACKAGES_PER_ISSUE}")
+                c.warn(path, f"{issue}: {mine} + {theirs} packages do not add up to {PACKAGES_PER_ISSUE}", "deal-does-not-add-up")
                 well_formed = False
         return shares if well_formed else None
 
@@ -291,7 +305,7 @@ class CasinoFormat(CorpusFormat):
             outcomes = info[pid].get("outcomes") if isinstance(info.get(pid), Mapping) else None
             scored = outcomes.get("points_scored") if isinstance(outcomes, Mapping) else None
             if isinstance(scored, int) and not isinstance(scored, bool) and scored != value:
-                c.fail(f"$.participant_info.{pid}.outcomes.points_scored", f"{scored} points, but {why} {value}")
+                c.warn(f"$.participant_info.{pid}.outcomes.points_scored", f"{scored} points, but {why} {value}", "points-mismatch")
 
     def _check_annotations(self, c: Checker, annotations: list, messages: list[str] | None) -> None:
         utterances: list[tuple[int, str]] = []
@@ -301,21 +315,25 @@ class CasinoFormat(CorpusFormat):
                 c.fail(path, f'expected [utterance, "label,label"] (two strings), got {json_type(item)} {item!r:.80}')
                 continue
             for label in item[1].split(","):
-                if label not in STRATEGY_LABELS:
-                    c.fail(f"{path}[1]", f"unknown strategy label {label!r}; the labels are {', '.join(STRATEGY_LABELS)}")
+                if label == "":
+                    c.warn(f"{path}[1]", f"empty strategy label in {item[1]!r} (kept as written; the label list skips it)", "empty-label")
+                elif label.lower() not in _STRATEGY_SET:  # the 2021 release capitalises labels (`Self-Need`)
+                    c.warn(f"{path}[1]", f"unknown strategy label {label!r}; the labels are {', '.join(STRATEGY_LABELS)}", "unknown-label")
             utterances.append((j, item[0]))
         if messages is None:
             return
         for j, matched in _align([u for _, u in utterances], messages):
             if matched is None:
                 index = utterances[j][0]
-                c.fail(f"$.annotations[{index}][0]", "annotated utterance matches no chat message after the previous annotated one (annotations follow the chat in order)")
+                c.warn(f"$.annotations[{index}][0]", "annotated utterance matches no chat message after the previous annotated one (annotations follow the chat in order)", "unmatched-annotation")
 
     # ------------------------------------------------------------------ native -> Dialogue
 
     def to_dialogue(self, record: Any, *, file: str | None = None, index: int | None = None, split: str | None = None) -> Dialogue:
         # `check` passed, so every value already has its schema type: the models are built without
         # validating them again (`model_builder`), each from fresh dicts and lists.
+        if _annotations_only(record):
+            return self._annotations_only_dialogue(record, file=file, index=index, split=split)
         info: Mapping[str, Any] = record["participant_info"]
         ids = list(info)
         parties = [_PARTY(id=pid, kind="human", info=_party_info(info[pid])) for pid in ids]
@@ -335,6 +353,8 @@ class CasinoFormat(CorpusFormat):
             fields = {k: v for k, v in record.items() if k not in RECORD_KEYS}
             if fields:
                 source_extra["fields"] = fields
+            if "annotations" not in record:  # the 2021 complete file has no annotations field
+                source_extra["absent"] = ["annotations"]
         return _DIALOGUE(
             id=str(raw_id),
             task="casino",
@@ -344,8 +364,36 @@ class CasinoFormat(CorpusFormat):
             events=events,
             outcome=_outcome(events, info, ids),
             ratings=_ratings(info, ids),
-            annotations=_annotations(record["annotations"], events),
+            annotations=_annotations(record.get("annotations", ()), events),
             source=_SOURCE(corpus=self.name, file=file, index=index, extra=source_extra),
+        )
+
+    def _annotations_only_dialogue(self, record: Mapping[str, Any], *, file: str | None, index: int | None, split: str | None) -> Dialogue:
+        """A `casino_annotated` record: its annotated utterances become messages whose speaker the
+        file does not say (party None), each carrying its strategy labels."""
+        items = record["annotations"]
+        events = [_MESSAGE(party=None, text=item[0], extra={}) for item in items]
+        annotations = [_ANNOTATION_WITH_VALUE(event=i, layer=STRATEGY_LAYER, labels=_labels(item[1]), value=_native_labels(item[1])) for i, item in enumerate(items)]
+        raw_id = record["dialogue_id"]
+        source_extra: dict[str, Any] = {}
+        if _native_id(str(raw_id)) != raw_id:
+            source_extra["dialogue_id"] = raw_id
+        if list(record) != list(ANNOTATED_KEYS):
+            source_extra["key_order"] = list(record)
+            fields = {k: v for k, v in record.items() if k not in ANNOTATED_KEYS}
+            if fields:
+                source_extra["fields"] = fields
+        return _DIALOGUE(
+            id=str(raw_id),
+            task="casino",
+            split=split,
+            scenario=_SCENARIO(public={}, private={}),
+            parties=[],
+            events=events,
+            outcome=None,
+            ratings=[],
+            annotations=annotations,
+            source=_SOURCE_SHAPED(corpus=self.name, shape=ANNOTATED_SHAPE, file=file, index=index, extra=source_extra),
         )
 
     # ------------------------------------------------------------------ Dialogue -> native
@@ -353,12 +401,19 @@ class CasinoFormat(CorpusFormat):
     def from_dialogue(self, dialogue: Dialogue) -> dict[str, Any]:
         ours = dialogue.source.corpus == self.name
         source_extra = dialogue.source.extra if ours else {}
+        dialogue_id = source_extra.get("dialogue_id", _native_id(dialogue.id))
+        if ours and dialogue.source.shape == ANNOTATED_SHAPE:
+            values = {"dialogue_id": dialogue_id, "annotations": _native_annotations(dialogue), **source_extra.get("fields", {})}
+            order = source_extra.get("key_order") or list(values)
+            return {key: values[key] for key in order if key in values}
         record: dict[str, Any] = {
-            "dialogue_id": source_extra.get("dialogue_id", _native_id(dialogue.id)),
+            "dialogue_id": dialogue_id,
             "chat_logs": [entry for event in dialogue.events if (entry := _entry(event, ours)) is not None],
-            "participant_info": {p.id: _participant(dialogue, p) for p in dialogue.parties},
+            "participant_info": {p.id: _participant(dialogue, p, ours) for p in dialogue.parties},
             "annotations": _native_annotations(dialogue),
         }
+        if not record["annotations"] and "annotations" in (source_extra.get("absent") or ()):
+            del record["annotations"]
         record.update(source_extra.get("fields", {}))
         return record
 
@@ -387,11 +442,13 @@ _ISSUE_SET = frozenset(ISSUES)
 _STRATEGY_SET = frozenset(STRATEGY_LABELS)
 _ANSWERS = {key: frozenset(scale.labels or ()) for key, scale in RATING_SCALES.items()}
 _COUNTS = {text: int(text) for text in COUNT_STRINGS}
+_ABSENT: dict = {}
+"""Stands for an optional object the record leaves out (never changed)."""
 
 
 
 def _quick_record(record: dict) -> bool:
-    if type(record.get("dialogue_id")) not in (int, str):
+    if type(record.get("dialogue_id")) not in (int, str) or _annotations_only(record):
         return False
     info = record.get("participant_info")
     if type(info) is not dict or len(info) != 2:
@@ -405,8 +462,8 @@ def _quick_record(record: dict) -> bool:
             return False
         level_of[pid] = issues
     logs = record.get("chat_logs")
-    annotations = record.get("annotations")
-    if type(logs) is not list or type(annotations) is not list:
+    annotations = record.get("annotations", ())
+    if type(logs) is not list or (type(annotations) is not list and annotations != ()):
         return False
     messages: list[str] = []
     pending: tuple[str, dict, dict] | None = None  # proposer, what it gets, what the other gets
@@ -453,7 +510,7 @@ def _quick_record(record: dict) -> bool:
         if type(item) is not list or len(item) != 2:
             return False
         utterance, labels = item
-        if type(utterance) is not str or type(labels) is not str or not _STRATEGY_SET.issuperset(labels.split(",")):
+        if type(utterance) is not str or type(labels) is not str or not _STRATEGY_SET.issuperset(labels.lower().split(",")):
             return False
         try:  # annotations follow the chat in order
             cursor = messages.index(utterance, cursor) + 1
@@ -484,8 +541,8 @@ def _quick_priorities(participant: dict) -> dict[str, str] | None:
 def _quick_answers(participant: dict) -> bool:
     """Outcomes, demographics and personality have the types and values `check` requires."""
     outcomes = participant.get("outcomes")
-    demographics = participant.get("demographics")
-    personality = participant.get("personality")
+    demographics = participant.get("demographics", _ABSENT)  # both absent in the 2021 release
+    personality = participant.get("personality", _ABSENT)
     if type(outcomes) is not dict or type(demographics) is not dict or type(personality) is not dict:
         return False
     if "points_scored" not in outcomes:
@@ -567,8 +624,32 @@ def _native_id(dialogue_id: str) -> int | str:
     return int(dialogue_id) if _INTEGER.fullmatch(dialogue_id) else dialogue_id
 
 
+def _annotations_only(record: Mapping) -> bool:
+    """Whether a record has the 2021 `casino_annotated` shape (annotations without the chat)."""
+    return "annotations" in record and "chat_logs" not in record and "participant_info" not in record
+
+
+def _labels(text: str) -> list[str]:
+    """The strategy labels of a native label list, in the corpus's lower-case spelling.
+
+    The 2021 release capitalises them (`Self-Need`, `UV-Part`); empty labels (`a,,b`) are skipped;
+    an unknown label is kept as written. `_native_labels` keeps the text when it is spelt otherwise.
+    """
+    labels = []
+    for label in text.split(","):
+        if label:
+            folded = label.lower()
+            labels.append(folded if folded in _STRATEGY_SET else label)
+    return labels
+
+
+def _native_labels(text: str) -> dict[str, str] | None:
+    """`{"labels": text}` when the writer would not spell the labels back this way, else None."""
+    return None if ",".join(_labels(text)) == text else {"labels": text}
+
+
 def _party_info(participant: Mapping[str, Any]) -> dict[str, Any]:
-    info = {"demographics": participant["demographics"], "personality": participant["personality"]}
+    info = {key: participant[key] for key in ("demographics", "personality") if key in participant}
     info.update({k: v for k, v in participant.items() if k not in PARTICIPANT_KEYS})
     return info
 
@@ -619,7 +700,8 @@ _ANSWER_EVENTS = {move: model_builder(kind, "party", "extra") for move, kind in 
 _OUTCOME = model_builder(Outcome, "reason", "agreed", "deal", "scores", "extra")
 _RATING = model_builder(Rating, "rater_kind", "rater_id", "target", "criterion", "value", "scale")
 _ANNOTATION = model_builder(Annotation, "event", "layer", "labels")
-_UNMATCHED_ANNOTATION = model_builder(Annotation, "event", "layer", "labels", "value")
+_ANNOTATION_WITH_VALUE = model_builder(Annotation, "event", "layer", "labels", "value")
+_SOURCE_SHAPED = model_builder(Source, "corpus", "shape", "file", "index", "extra")
 
 
 def _outcome(events: list, info: Mapping[str, Any], ids: list[str]) -> Outcome:
@@ -642,10 +724,20 @@ def _outcome(events: list, info: Mapping[str, Any], ids: list[str]) -> Outcome:
             break
     scores = {pid: float(info[pid]["outcomes"]["points_scored"]) for pid in ids if info[pid]["outcomes"]["points_scored"] is not None}
     extra: dict[str, Any] = {}
-    leftovers = {pid: {k: v for k, v in info[pid]["outcomes"].items() if k not in OUTCOME_KEYS} for pid in ids}
+    leftovers = {pid: _outcome_leftovers(info[pid]["outcomes"]) for pid in ids}
     if any(leftovers.values()):
         extra["outcomes"] = {pid: rest for pid, rest in leftovers.items() if rest}
     return _OUTCOME(reason=reason, agreed=reason == "agreement", deal=deal, scores=scores, extra=extra)
+
+
+def _outcome_leftovers(outcomes: Mapping[str, Any]) -> dict[str, Any]:
+    """Outcome answers the schema does not hold: unknown keys, and answers off their scale (kept as written)."""
+    rest = {k: v for k, v in outcomes.items() if k not in OUTCOME_KEYS}
+    for criterion, scale in RATING_SCALES.items():
+        value = outcomes[criterion]
+        if value is not None and not scale.contains(value):
+            rest[criterion] = value
+    return rest
 
 
 def _ratings(info: Mapping[str, Any], ids: list[str]) -> list[Rating]:
@@ -654,7 +746,7 @@ def _ratings(info: Mapping[str, Any], ids: list[str]) -> list[Rating]:
         other = next((q for q in ids if q != pid), None)
         for criterion, scale in RATING_SCALES.items():
             value = info[pid]["outcomes"][criterion]
-            if value is not None:
+            if value is not None and scale.contains(value):
                 target = other if criterion == LIKENESS else None
                 ratings.append(_RATING(rater_kind="party", rater_id=pid, target=target, criterion=criterion, value=value, scale=scale))
     return ratings
@@ -666,11 +758,14 @@ def _annotations(items: list, events: list) -> list[Annotation]:
     utterances = [item[0] for item in items]
     out = []
     for j, matched in _align(utterances, texts):
-        utterance, labels = items[j]
+        utterance, text = items[j]
+        native = _native_labels(text)
         if matched is None:  # kept whole so the writer can give it back
-            out.append(_UNMATCHED_ANNOTATION(event=None, layer=STRATEGY_LAYER, labels=labels.split(","), value={"utterance": utterance}))
+            out.append(_ANNOTATION_WITH_VALUE(event=None, layer=STRATEGY_LAYER, labels=_labels(text), value={"utterance": utterance, **(native or {})}))
+        elif native is not None:
+            out.append(_ANNOTATION_WITH_VALUE(event=message_positions[matched], layer=STRATEGY_LAYER, labels=_labels(text), value=native))
         else:
-            out.append(_ANNOTATION(event=message_positions[matched], layer=STRATEGY_LAYER, labels=labels.split(",")))
+            out.append(_ANNOTATION(event=message_positions[matched], layer=STRATEGY_LAYER, labels=_labels(text)))
     return out
 
 
@@ -721,7 +816,7 @@ def _entry(event, ours: bool) -> dict[str, Any] | None:
     return entry
 
 
-def _participant(dialogue: Dialogue, party: Party) -> dict[str, Any]:
+def _participant(dialogue: Dialogue, party: Party, ours: bool) -> dict[str, Any]:
     view = dialogue.scenario.private.get(party.id, {})
     stored = view.get("value2issue") if isinstance(view.get("value2issue"), Mapping) else {}
     priorities = view.get("priorities") or priorities_from_value2issue(stored)
@@ -735,6 +830,10 @@ def _participant(dialogue: Dialogue, party: Party) -> dict[str, Any]:
         "demographics": party.info.get("demographics", {}),
         "personality": party.info.get("personality", {}),
     }
+    if ours:  # the 2021 release has neither: leave out what the record left out
+        for key in ("demographics", "personality"):
+            if key not in party.info:
+                del participant[key]
     participant.update({k: v for k, v in party.info.items() if k not in participant})
     return participant
 
@@ -770,5 +869,7 @@ def _native_annotations(dialogue: Dialogue) -> list[list[str]]:
             utterance = dialogue.events[annotation.event].text
         else:
             continue
-        rows.append([utterance, ",".join(annotation.labels)])
+        native = annotation.value.get("labels") if isinstance(annotation.value, Mapping) else None
+        written = native if isinstance(native, str) and _labels(native) == annotation.labels else ",".join(annotation.labels)
+        rows.append([utterance, written])
     return rows

@@ -236,7 +236,13 @@ def _copy_json(value: Any) -> Any:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite number a float can hold (an integer beyond the float range is not one: 10**400)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a float
+        return False
 
 
 def _arrange(values: Mapping[str, Any], known: Sequence[str], order: Sequence[str] | None, fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -451,6 +457,8 @@ def _check_scenario(scenario: Mapping[str, Any], checker: Checker) -> None:
             target = checker.require(personal, "Target", float, f"{path}.personal")
             if target is not None and not _is_number(target):
                 checker.fail(f"{path}.personal.Target", f"expected a finite number, got {target!r}")
+            elif target is not None and target < 0:
+                checker.warn(f"{path}.personal.Target", f"a negative target price {target!r}", "negative-price")
             checker.optional(personal, "Bottomline", float, f"{path}.personal")
         item = checker.require(kb, "item", dict, path)
         if item is not None:
@@ -461,7 +469,9 @@ def _check_scenario(scenario: Mapping[str, Any], checker: Checker) -> None:
 def _check_item(item: Mapping[str, Any], path: str, checker: Checker) -> None:
     checker.require(item, "Category", str, path)
     checker.require(item, "Title", str, path)
-    checker.require(item, "Price", float, path, nullable=True)
+    price = checker.require(item, "Price", float, path, nullable=True)
+    if _is_number(price) and price < 0:
+        checker.warn(f"{path}.Price", f"a negative listing price {price!r}", "negative-price")
     for key in ("Description", "Images"):
         lines = checker.require(item, key, list, path)
         for index, line in enumerate(lines or []):
@@ -522,7 +532,7 @@ def _check_events(events: list[Any], checker: Checker) -> None:
         elif action == "reject":
             offer_open = False
         elif action == "accept" and not offer_open:
-            checker.fail(f"{path}.action", "accept with no offer on the table (no offer since the start or since the last reject)")
+            checker.warn(f"{path}.action", "accept with no offer on the table (no offer since the start or since the last reject)", "accept-without-offer")
 
 
 def _check_metadata(metadata: Any, path: str, checker: Checker) -> None:
@@ -540,9 +550,15 @@ def _check_metadata(metadata: Any, path: str, checker: Checker) -> None:
 
 
 def _finite(value: Any) -> bool:
-    """An int or a finite float (not a boolean); an int too large for a float raises, as in `check`."""
+    """An int or a finite float (not a boolean); an int too large for a float is not, as in `check`."""
     kind = type(value)
-    return (kind is int or kind is float) and math.isfinite(value)
+    if kind is float:
+        return math.isfinite(value)
+    return kind is int and -_FLOAT_LIMIT < value < _FLOAT_LIMIT
+
+
+_FLOAT_LIMIT = 2**1024
+"""Integers from here on overflow a float (`float(2**1024)` raises)."""
 
 
 def _number_or_none(value: Any) -> bool:
@@ -637,10 +653,12 @@ def _quick_scenario(scenario: dict) -> bool:
         if type(personal) is not dict or type(item) is not dict:
             return False
         role = personal.get("Role")
-        if type(role) is not str or role not in ROLES or not _finite(personal.get("Target")) or not _number_or_none(personal.get("Bottomline")):
+        target = personal.get("Target")
+        if type(role) is not str or role not in ROLES or not _finite(target) or target < 0 or not _number_or_none(personal.get("Bottomline")):
             return False
         roles.append(role)
-        if type(item.get("Category")) is not str or type(item.get("Title")) is not str or "Price" not in item or not _number_or_none(item["Price"]):
+        price = item.get("Price")
+        if type(item.get("Category")) is not str or type(item.get("Title")) is not str or "Price" not in item or not _number_or_none(price) or (price is not None and price < 0):
             return False
         for key in ("Description", "Images"):
             lines = item.get(key)
@@ -960,6 +978,8 @@ def _check_hf(record: Mapping[str, Any], checker: Checker) -> None:
     if info is not None:
         for key, kind in (("Bottomline", str), ("Role", str), ("Target", float)):
             values = _check_hf_column(info, key, kind, "$.agent_info", checker, length=2, what="agents")
+            if key == "Target":
+                _warn_negative_prices(values, "$.agent_info.Target", "target price", checker)
             if key == "Role":
                 for index, role in enumerate(values):
                     if role in ROLES:
@@ -970,7 +990,9 @@ def _check_hf(record: Mapping[str, Any], checker: Checker) -> None:
     items = checker.require(record, "items", dict, "$")
     if items is not None:
         for key in ITEM_KEYS:
-            _check_hf_column(items, key, float if key == "Price" else str, "$.items", checker, length=2, what="agents")
+            values = _check_hf_column(items, key, float if key == "Price" else str, "$.items", checker, length=2, what="agents")
+            if key == "Price":
+                _warn_negative_prices(values, "$.items.Price", "listing price", checker)
     turns = checker.require(record, "agent_turn", list, "$")
     for index, agent in enumerate(turns or []):
         if isinstance(agent, bool) or not isinstance(agent, int):
@@ -997,7 +1019,14 @@ def _check_hf(record: Mapping[str, Any], checker: Checker) -> None:
         elif intent == "reject":
             offer_open = False
         elif intent == "accept" and not offer_open:
-            checker.fail(f"$.dialogue_acts.intent[{index}]", "accept with no offer on the table (no offer since the start or since the last reject)")
+            checker.warn(f"$.dialogue_acts.intent[{index}]", "accept with no offer on the table (no offer since the start or since the last reject)", "accept-without-offer")
+
+
+def _warn_negative_prices(values: list[Any], path: str, what: str, checker: Checker) -> None:
+    """Flag negative prices in an HF column; -1 is the loader's mark for a missing value, not a price."""
+    for index, value in enumerate(values):
+        if _is_number(value) and value < 0 and value != HF_MISSING_PRICE:
+            checker.warn(f"{path}[{index}]", f"a negative {what} {value!r}", "negative-price")
 
 
 def _check_hf_column(parent: Mapping[str, Any], key: str, kind: type, path: str, checker: Checker, *, length: int | None, what: str) -> list[Any]:
