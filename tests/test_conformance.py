@@ -1,11 +1,97 @@
-"""Every registered task must pass the conformance checker shipped in the library."""
+"""Every registered task must pass the conformance checker shipped in the library, and the checker
+must catch tasks that break the contracts (a checker that passes everything proves nothing)."""
+
+from __future__ import annotations
 
 import pytest
 
-from duologue.tasks import TASKS
-from duologue.testing import check_task
+from duologue.core import moves
+from duologue.tasks import TASKS, register, task_ids
+from duologue.tasks.casino.task import CasinoTask
+from duologue.tasks.craigslist.task import CraigslistTask
+from duologue.testing import ConformanceError, check_task
+from toy_task import CoinSplit
 
 
-@pytest.mark.parametrize("task_id", list(TASKS))
+@pytest.mark.parametrize("task_id", task_ids())
 def test_task_conforms(task_id: str):
     check_task(task_id, episodes=15, seed=0)
+
+
+# --------------------------------------------------------------------------- broken variants the checker must catch
+
+
+class LeakyPriorities(CasinoTask):
+    """Appends the partner's priorities (short labels that also appear in the public view) to every observation."""
+
+    spec = CasinoTask.spec.model_copy(update={"id": "leaky-priorities-v0"})
+
+    def observe(self, party):
+        observation = super().observe(party)
+        partner = self.scenario.private[self.other(party)]["priorities"]
+        observation.feedback.append(" ".join(partner[issue] for issue in sorted(partner)))
+        return observation
+
+
+class LeakyDigit(CraigslistTask):
+    """Shows the first digit of the partner's target price: one character, a number."""
+
+    spec = CraigslistTask.spec.model_copy(update={"id": "leaky-digit-v0"})
+
+    def observe(self, party):
+        observation = super().observe(party)
+        target = self.scenario.private[self.other(party)]["target"]
+        observation.feedback.append(str(target)[0])
+        return observation
+
+
+class LooseSchema(CoinSplit):
+    """Its action schema admits offers its rules refuse."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "loose-schema-v0"})
+
+    def move_schema(self, party, kind):
+        if kind == "offer":
+            return moves.move(kind, {"price": {"type": "integer", "minimum": 50, "maximum": 60}})
+        return super().move_schema(party, kind)
+
+
+class NoSpec(CoinSplit):
+    spec = None  # type: ignore[assignment]
+
+
+@pytest.fixture
+def registered():
+    added: list[str] = []
+
+    def add(cls, task_id=None):
+        added.append(register(cls, id=task_id) if task_id else register(cls))
+        return added[-1]
+
+    yield add
+    for task_id in added:
+        TASKS.pop(task_id, None)
+
+
+def test_checker_catches_a_leak_of_short_labels_that_the_public_view_also_uses(registered):
+    with pytest.raises(ConformanceError, match="depends on 'mturk_agent_\\d'.s private view"):
+        check_task(registered(LeakyPriorities), episodes=2)
+
+
+def test_checker_catches_a_leak_of_one_digit_of_a_private_number(registered):
+    with pytest.raises(ConformanceError, match="private view"):
+        check_task(registered(LeakyDigit), episodes=2)
+
+
+def test_checker_catches_an_action_schema_that_admits_illegal_moves(registered):
+    with pytest.raises(ConformanceError, match="refuses a move its own action schema admits"):
+        check_task(registered(LooseSchema), episodes=2)
+
+
+def test_a_task_without_a_spec_is_the_checker_s_own_error(registered):
+    with pytest.raises(ConformanceError, match="has no `spec`"):
+        check_task(registered(NoSpec, "nospec-v0"), episodes=1)
+
+
+def test_the_honest_variants_pass(registered):
+    check_task(registered(CoinSplit), episodes=3)

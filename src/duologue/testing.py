@@ -1,22 +1,31 @@
 """Conformance checks every registered task must pass (run by the tests on each task id).
 
-Like Gymnasium's `check_env`: the same seed gives the same episode; no observation leaks the
-other party's private view; random legal play always ends; the outcome agrees with the events;
+Like Gymnasium's `check_env`: the task has a valid spec; the same seed gives the same episode; no
+observation leaks the other party's private view (searched for the partner's secrets, and tested
+differentially: swap the partner's private view for another and nothing a party is shown, its
+observation or its action schema, may change); random legal play always ends; every move sampled
+from `action_schema` is valid JSON Schema-wise, reads through `parse_action`, the terminal parser
+and the platform's move reader, and is accepted by the task; the outcome agrees with the events;
 illegal moves are refused and counted; every transcript survives the task's corpus writer.
+Problems are reported as `ConformanceError` lines, never as a raw trace of the task's code.
 """
 
 from __future__ import annotations
 
+import json
 import random
-from typing import Any, Iterator
+import importlib
+import traceback
+from typing import Any, Callable, Iterator
 
-from duologue.core import actions
+from duologue.core import actions, moves
 from duologue.core.agent import RandomAgent
 from duologue.core.episode import play_episode
 from duologue.core.schema import Dialogue, Message
 from duologue.core.task import IllegalAction, Observation, Task
 from duologue.data.compare import record_differences
-from duologue.tasks import corpus_format, make
+from duologue.core.spec import TaskSpec
+from duologue.tasks import corpus_format, make, task_class
 
 
 class ConformanceError(AssertionError):
@@ -25,7 +34,9 @@ class ConformanceError(AssertionError):
 
 def check_task(task_id: str, *, episodes: int = 20, seed: int = 0, **options: Any) -> None:
     """Run every check on `task_id`; raise `ConformanceError` listing all failures."""
-    failures: list[str] = []
+    failures: list[str] = _check_spec(task_id, options)
+    if failures:
+        raise ConformanceError(f"{task_id} fails {len(failures)} check(s):\n" + "\n".join(f"  - {f}" for f in failures))
     for episode in range(episodes):
         episode_seed = seed + episode
         failures += [f"seed {episode_seed}: {f}" for f in _check_episode(task_id, episode_seed, options)]
@@ -34,6 +45,40 @@ def check_task(task_id: str, *, episodes: int = 20, seed: int = 0, **options: An
     failures += _check_illegal_moves(make(task_id, **options), seed)
     if failures:
         raise ConformanceError(f"{task_id} fails {len(failures)} check(s):\n" + "\n".join(f"  - {f}" for f in failures[:40]))
+
+
+def _guarded(what: str, check: Callable[[], list[str]]) -> list[str]:
+    """Run one check; a crash in the task's own code becomes a failure line that names it."""
+    try:
+        return check()
+    except Exception as error:  # noqa: BLE001 - the checker reports any crash of the task under test
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        return [f"{what} crashed: {type(error).__name__}: {error} (at {where.filename.rsplit('/', 1)[-1]}:{where.lineno})"]
+
+
+def _check_spec(task_id: str, options: dict[str, Any]) -> list[str]:
+    """The task class carries a valid `TaskSpec` that agrees with the registry and the task."""
+    try:
+        cls = task_class(task_id)
+    except Exception as error:  # noqa: BLE001 - an unimportable task is the checker's finding
+        return [f"the task cannot be loaded: {type(error).__name__}: {error}"]
+    spec = getattr(cls, "spec", None)
+    if not isinstance(spec, TaskSpec):
+        return [f"{cls.__name__} has no `spec` (a duologue.core.spec.TaskSpec); generic code cannot read what the task is"]
+    failures = []
+    if spec.id != task_id:
+        failures.append(f"the spec's id {spec.id!r} differs from the registered id {task_id!r}")
+    try:
+        task = make(task_id, **options)
+    except Exception as error:  # noqa: BLE001
+        return [*failures, f"make({task_id!r}) failed: {type(error).__name__}: {error}"]
+    if tuple(task.party_ids) != tuple(spec.parties):
+        failures.append(f"party_ids {task.party_ids} differ from the spec's parties {spec.parties}")
+    try:
+        importlib.import_module(spec.resources)
+    except ImportError as error:
+        failures.append(f"the spec's resources package {spec.resources!r} cannot be imported: {error}")
+    return failures
 
 
 def _random_agents(task: Task) -> dict[str, RandomAgent]:
@@ -48,6 +93,8 @@ def _check_episode(task_id: str, seed: int, options: dict[str, Any]) -> list[str
     if first.model_dump() != again.model_dump():
         failures.append("the same seed gave two different episodes")
     failures += _check_privacy_while_playing(make(task_id, **options), seed)
+    failures += _guarded("the differential privacy check", lambda: _check_differential_privacy(task_id, seed, options))
+    failures += _guarded("the action schema check", lambda: _check_action_schema(make(task_id, **options), seed))
     failures += _check_outcome(make(task_id, **options), first)
     failures += _check_corpus_round_trip(task, first)
     failures += _check_replay(make(task_id, **options), first)
@@ -195,3 +242,140 @@ def _example_action(kind: str) -> actions.Action:
         "submit-deal": actions.SubmitDeal(mine={}, theirs={}),
     }
     return examples.get(kind) or actions.BY_KIND[kind]()
+
+
+# --------------------------------------------------------------------------- differential privacy
+
+
+def _shown(task: Task, party: str) -> str:
+    """Everything the task gives `party` now: its observation and its action schema."""
+    return task.observe(party).model_dump_json() + json.dumps(task.action_schema(party), sort_keys=True, default=str)
+
+
+def _perturbed(value: Any, keep: set[str]) -> Any:
+    """A copy with every leaf changed (numbers shifted, texts marked), except leaves in `keep`."""
+    if isinstance(value, dict):
+        return {k: _perturbed(v, keep) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_perturbed(v, keep) for v in value]
+    if isinstance(value, bool) or value is None or str(value) in keep:
+        return value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value * 1.5 + 1
+    if isinstance(value, str):
+        return value + " (swapped)"
+    return value
+
+
+def _other_private_views(task_id: str, seed: int, options: dict[str, Any], party: str, scenario: Any, observer: str) -> Iterator[dict[str, Any]]:
+    """Other private views for `party`, different from its own: views from other generated
+    scenarios, then its own with every leaf changed except those the observer also holds."""
+    current = scenario.private.get(party)
+    for k in range(1, 4):
+        maker = make(task_id, **options)
+        maker.reset(seed=seed + 7919 * k)
+        view = maker.scenario.private.get(party)
+        if view is not None and view != current:
+            yield view
+    if current:
+        keep = {str(v) for v in _leaves(scenario.private.get(observer, {}))} | {str(v) for v in _leaves(scenario.public)}
+        yield _perturbed(current, keep)
+
+
+def _check_differential_privacy(task_id: str, seed: int, options: dict[str, Any]) -> list[str]:
+    """Play random legal moves; replay them with the partner's private view swapped for another;
+    what each party is shown must not change (until a replayed move becomes illegal)."""
+    base = make(task_id, **options)
+    base.reset(seed=seed)
+    scenario = base.scenario.model_copy(deep=True)
+    base.reset(seed=seed, scenario=scenario)
+    rng = random.Random(seed)
+    played: list[tuple[str, actions.Action]] = []
+    shown: list[dict[str, str]] = [{p: _shown(base, p) for p in base.party_ids}]
+    for _ in range(base.max_turns * 3 + 10):
+        if base.done or base.to_move is None:
+            break
+        party = base.to_move
+        action = base.sample_action(party, rng)
+        try:
+            base.step(action, party)
+        except IllegalAction:
+            break
+        played.append((party, action))
+        shown.append({p: _shown(base, p) for p in base.party_ids})
+    for observer in base.party_ids:
+        partner = base.other(observer)
+        for view in _other_private_views(task_id, seed, options, partner, scenario, observer):
+            twin = make(task_id, **options)
+            changed = scenario.model_copy(deep=True)
+            changed.private[partner] = view
+            try:
+                twin.reset(seed=seed, scenario=changed)
+            except Exception:  # noqa: BLE001 - the task refuses this view as a scenario: try another
+                continue
+            if _shown(twin, observer) != shown[0][observer]:
+                return [f"what {observer!r} is shown at the start depends on {partner!r}'s private view"]
+            for step, (party, action) in enumerate(played, start=1):
+                try:
+                    twin.step(action, party)
+                except IllegalAction:
+                    break  # the swapped view made the partner's move illegal: nothing more to compare
+                if _shown(twin, observer) != shown[step][observer]:
+                    return [f"after move {step} ({action.kind} by {party}), what {observer!r} is shown depends on {partner!r}'s private view"]
+            break
+    return []
+
+
+# --------------------------------------------------------------------------- every front end reads every move
+
+
+def _move_readers() -> list[tuple[str, Callable[[dict[str, Any], moves.Schema], actions.Action]]]:
+    """The ways a move reaches a task: JSON, the terminal, and (when installed) the platform."""
+    from duologue.agents.human import command_for, parse_command
+
+    readers: list[tuple[str, Callable[[dict[str, Any], moves.Schema], actions.Action]]] = [
+        ("parse_action", lambda data, schema: actions.parse_action(json.dumps(data))),
+        ("the terminal", lambda data, schema: parse_command(command_for(data, schema), schema)),
+    ]
+    try:
+        from duologue.web.routers.chat import parse_move
+    except ImportError:
+        return readers
+    readers.append(("the platform's move reader", lambda data, schema: parse_move(json.loads(json.dumps(data)))))
+    return readers
+
+
+def _check_action_schema(task: Task, seed: int) -> list[str]:
+    """Sample legal moves from `action_schema` all through an episode: each must validate, read the
+    same through every front end, and be accepted by the task."""
+    task.reset(seed=seed)
+    rng = random.Random(seed + 1)
+    readers = _move_readers()
+    for _ in range(task.max_turns * 3 + 10):
+        if task.done or task.to_move is None:
+            return []
+        party = task.to_move
+        schema = task.action_schema(party)
+        if moves.kinds(schema) != task.legal_actions(party):
+            return [f"action_schema({party!r}) offers {moves.kinds(schema)} but legal_actions gives {task.legal_actions(party)}"]
+        if not schema["oneOf"]:
+            return [f"{party!r} is to move but its action schema admits no move"]
+        data = moves.sample(schema, rng)
+        problem = moves.validate(schema, data)
+        if problem is not None:
+            return [f"a move sampled from action_schema({party!r}) does not validate against it: {problem} ({data})"]
+        read = []
+        for name, reader in readers:
+            try:
+                read.append(reader(data, schema))
+            except Exception as error:  # noqa: BLE001 - any refusal of a legal move is a finding
+                return [f"{name} refuses a legal move sampled from the action schema: {data}: {error}"]
+        if any(r != read[0] for r in read):
+            return [f"the front ends read {data} differently: {[r.model_dump() for r in read]}"]
+        try:
+            task.step(read[0], party)
+        except IllegalAction as error:
+            return [f"the task refuses a move its own action schema admits: {data}: {error.reason}"]
+    return []

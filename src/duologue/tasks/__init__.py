@@ -104,9 +104,12 @@ def register(task: "type[Task] | str", *, id: str | None = None, corpus: "tuple[
             raise ValueError("register('module:Class') needs id=... (the class is imported on first use)")
         task_id, target = id, task
     else:
-        task_id, target = id or task.spec.id, task
-        if id is not None and id != task.spec.id:
-            raise ValueError(f"register: id {id!r} differs from the spec's id {task.spec.id!r}")
+        declared = getattr(getattr(task, "spec", None), "id", None)
+        task_id, target = id or declared, task
+        if task_id is None:
+            raise ValueError(f"register({task.__name__}): the class has no spec; give id=... (and a spec, which check_task requires)")
+        if id is not None and declared is not None and id != declared:
+            raise ValueError(f"register: id {id!r} differs from the spec's id {declared!r}")
     known = TASKS.get(task_id)
     if known is not None and known != target and load_class(known) is not load_class(target):
         raise ValueError(f"task id {task_id!r} is already registered ({known})")
