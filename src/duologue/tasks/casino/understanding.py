@@ -79,7 +79,7 @@ FILLER: frozenset[str] = frozenset(
     {"of", "the", "my", "your", "our", "those", "these", "package", "packages", "pack", "packs", "packet", "packets",
      "unit", "units", "bundle", "bundles", "bottle", "bottles", "jug", "jugs", "extra", "more", "additional", "x",
      "items", "item", "piece", "pieces", "lot", "lots", "bag", "bags", "case", "cases", "box", "boxes", "for", "just",
-     "only", "remaining"}
+     "only", "remaining", "things", "thing", "containers", "cans", "portions", "servings", "loads", "bundle"}
 )
 """Words that may stand between a count and its item: `2 packages of the water`."""
 
@@ -180,7 +180,7 @@ def read(text: str) -> Reading:
         for issue, count in reading.proposal.items():
             if count is not None:
                 # Asking for most of an item is (weaker) evidence of wanting it.
-                reading.needs[issue] = reading.needs.get(issue, 0.0) + 0.5 * (count - 1.5)
+                reading.needs[issue] = reading.needs.get(issue, 0.0) + 0.8 * (count - 1.5)
     reading.agrees, reading.disagrees = _stance(joined)
     reading.needs = {i: round(v, 3) for i, v in reading.needs.items() if v != 0}
     return reading
@@ -229,10 +229,16 @@ _DISAGREE = re.compile(
 )
 
 
+_WEAK_REFUSALS = {"hmm", "sorry", "no"}
+_CLEAR_AGREEMENT = re.compile(r"\b(i can do that|that works|works for me|sounds good|sounds great|(?<!no )deal|i agree|agreed|i accept|fine by me|happy with that)\b")
+
+
 def _stance(joined: str) -> tuple[bool, bool]:
     """(agrees, disagrees). An agreement followed by `but` is a disagreement."""
     agree = _AGREE.search(joined)
     disagree = _DISAGREE.search(joined)
+    if agree and disagree and all(m.group(0) in _WEAK_REFUSALS for m in _DISAGREE.finditer(joined)) and _CLEAR_AGREEMENT.search(joined):
+        disagree = None  # "Hmm. I think I can do that."
     if agree and re.search(r"\bno deal\b|\bnot (a )?deal\b", joined):
         agree = None
     if agree and re.search(r"\bbut\b", joined[agree.end():]):
@@ -245,21 +251,67 @@ def _stance(joined: str) -> tuple[bool, bool]:
 _ME, _YOU = "me", "you"
 _SUBJECT_ME = {"i", "we", "me", "us", "myself", "ourselves"}
 _SUBJECT_YOU = {"you", "u", "yourself", "ya"}
-_AUX = {"can", "could", "would", "will", "ll", "d", "should", "may", "might", "to", "just", "then", "also", "do", "get", "go", "shall", "m", "am", "are", "re"}
+_AUX = {"can", "could", "would", "will", "ll", "d", "should", "may", "might", "to", "just", "then", "also", "do", "get", "go", "shall", "m", "am", "are", "re",
+        "actually", "really", "definitely", "still", "only", "probably", "certainly", "truly", "totally", "absolutely", "kinda", "gladly",
+        "happily", "be", "love", "was", "is", "ideally", "personally", "at", "least"}
 _TAKE_VERBS = {"get", "take", "keep", "have", "grab", "receive", "gets", "takes", "keeps", "having", "getting", "taking",
-               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got"}
-_GIVE_VERBS = {"give", "send", "leave", "let", "offer", "hand", "allow", "spare", "giving", "leaving", "offering", "sending", "gave"}
+               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin"}
+_GIVE_VERBS = {"give", "gives", "send", "leave", "let", "offer", "hand", "allow", "spare", "giving", "leaving", "offering", "sending", "gave", "leaves"}
+_ME_PHRASES: dict[tuple[str, ...], int] = {
+    ("insist", "on"): 2, ("hoping", "for"): 2, ("hoping", "to", "get"): 3, ("hoping", "to", "take"): 3, ("hoping", "to", "have"): 3,
+    ("happy", "with"): 2, ("fine", "with"): 2, ("ok", "with"): 2, ("okay", "with"): 2, ("good", "with"): 2, ("preference", "is"): 2,
+    ("ask", "for"): 2, ("dead", "set", "on"): 3, ("set", "on"): 2, ("gives", "me"): 2, ("that", "leaves", "me"): 3, ("leaves", "me"): 2,
+    ("can", "i", "have"): 3, ("can", "i", "get"): 3, ("can", "i", "take"): 3, ("could", "i", "have"): 3, ("could", "i", "get"): 3,
+    ("could", "i", "take"): 3, ("may", "i", "have"): 3, ("i", "propose"): 2, ("survive", "with", "less", "than"): 4, ("do", "with", "less", "than"): 4,
+    ("with", "less", "than"): 3, ("able", "to", "have"): 3, ("able", "to", "get"): 3, ("able", "to", "take"): 3, ("make", "do", "with"): 3,
+    ("i", "do", ":"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3,
+}
+"""Phrases after which the items named go to the speaker ("I insist on 2 firewood", "hoping for two water")."""
+_YOU_PHRASES: dict[tuple[str, ...], int] = {
+    ("what", "you", "want", "is"): 4, ("what", "you", "need", "is"): 4, ("so", "you", "want"): 3, ("you", "would", "like"): 3,
+}
+"""Phrases after which the items named go to the partner ("so what you want is 2 more firewood")."""
+_KEEP_VERBS = ("give", "part", "spare", "share", "let", "offer", "trade", "budge")
+"""Giving verbs that, negated, keep the item with the speaker ("I won't part with any firewood")."""
+_TRADE_VERBS = {"trade", "swap", "exchange", "forfeit", "relinquish", "surrender"}
 _POSTFIX = {"for", "to"}
+_WISH_VERBS = {"want", "need", "like", "prefer", "wants", "needs"}
+_KEEP = "keep"
+"""A negated giving: the items named stay with the speaker, all of them when no count is given."""
 _IMPERATIVE_OPENERS = {"fine", "ok", "okay", "then", "just", "please", ",", ".", "!", "so", "sure", "alright", "go", "ahead", "and"}
 STALE_AFTER = 6
 """Tokens after which a recipient no longer governs an item ("I get ... <6 words> ... 2 food")."""
-_REST = {"rest", "remainder", "everything", "others", "else", "leftover", "leftovers"}
+_REST = {"rest", "remainder", "everything", "others", "leftover", "leftovers"}
 
 
 def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]:
     """(recipient, tokens consumed, postfix?) if a recipient marker starts at token i."""
     t = tokens[i]
     nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+    for phrase, length in _ME_PHRASES.items():
+        if tuple(tokens[i : i + length]) == phrase:
+            if phrase[-1] == "with" and i + length < len(tokens) and tokens[i + length] in {"you", "your", "that", "this", "it", "u"}:
+                break  # "okay with your group taking all 3 food" is about the partner's share
+            return _ME, length, False
+    for phrase, length in _YOU_PHRASES.items():
+        if tuple(tokens[i : i + length]) == phrase:
+            return _YOU, length, False
+    if t == "your" and nxt in {"group", "family", "side", "camp", "team", "crew", "kids"} and i + 2 < len(tokens) and tokens[i + 2] in _TAKE_VERBS:
+        return _YOU, 3, False  # "your group taking all 3 food"
+    if t in {"like", "love", "prefer"} and i >= 1 and tokens[i - 1] in {"would", "d"} and (i < 2 or tokens[i - 2] not in _SUBJECT_YOU):
+        return _ME, 1, False  # "... and would like to have 3 firewoods"
+    if t in {"not", "never"} and nxt in _KEEP_VERBS:
+        # "I can't give you any of the water", "I won't part with any firewood": the speaker keeps it
+        j = i + 2
+        while j < len(tokens) and tokens[j] in {"with", "up", "you", "u", "away", "go", "of", "on"} and j - i <= 4:
+            j += 1
+        return _KEEP, j - i, False
+    if t == "let" and nxt == "me" and i + 2 < len(tokens) and tokens[i + 2] in {"know", "see", "think", "check", "ask", "explain", "tell"}:
+        return None, 0, False  # "let me know" gives nothing
+    if t in _TRADE_VERBS and nxt not in _SUBJECT_ME and (i == 0 or tokens[i - 1] not in _SUBJECT_YOU):
+        return _YOU, 2 if nxt in _SUBJECT_YOU else 1, False  # "I'd like to trade 3 firewood for 3 waters": what follows is given
+    if t in _SUBJECT_YOU and nxt in NUMBER_WORDS and nxt not in {"a", "an", "all", "every", "both"} and i > 0 and tokens[i - 1] in {"and", ","}:
+        return _YOU, 1, False  # "2 water for me and you 1 water"
     # give/send/leave/let + me|you : the object receives
     if t in _GIVE_VERBS:
         if nxt in _SUBJECT_ME:
@@ -279,6 +331,10 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
                 break
             j += 1
         if j < len(tokens) and tokens[j] in _TAKE_VERBS:
+            if t in _SUBJECT_YOU and tokens[j] in _WISH_VERBS:
+                return None, 0, False  # "are you sure you need 2 food?" asks, it does not give
+            if any(tokens[k] in {"not", "never"} for k in range(i + 1, j)):
+                return None, 0, False  # "I don't need 3 water" proposes nothing
             return (_ME if t in _SUBJECT_ME else _YOU), j - i + 1, False
         if j < len(tokens) and tokens[j] in _GIVE_VERBS:
             # "i give you 2 food": the giver's object receives; handled when the give verb is reached
@@ -330,6 +386,20 @@ def _count_after(tokens: list[str], i: int) -> int | None:
     return None
 
 
+_THE = -1
+"""A pending item named with `the` and no count: all of it, if a postfix marker (`is all yours`) gives it."""
+_FIRE_WORDS = {"fire", "fires", "campfire", "campfires", "bonfire"}
+_VAGUE = re.compile(r"\b(one of us|either of us|whoever|one person|the other person)\b")
+
+
+def _vague_sentence(tokens: list[str], start: int) -> bool:
+    """Whether the sentence from `start` splits without saying who gets what ("one of us gets 2 food")."""
+    end = start
+    while end < len(tokens) and tokens[end] not in {".", "!", "?", ";", "\n"}:
+        end += 1
+    return bool(_VAGUE.search(" ".join(tokens[start:end])))
+
+
 def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
     """The speaker's share per issue from the split the text describes, or None if it describes none."""
     assigned: dict[str, dict[str, int]] = {_ME: {}, _YOU: {}}
@@ -344,28 +414,53 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
     i = 0
     found = False
 
-    def assign(who: str, items: list[tuple[str, int | None]]) -> None:
+    def assign(who: str, items: list[tuple[str, int | None]], *, postfix: bool = False) -> None:
         nonlocal found
         for issue, count in items:
+            if count == _THE:
+                count = PACKAGES_PER_ISSUE if postfix else None  # "the firewood is all yours"
             if count is None:
                 continue
             assigned[who][issue] = count
             found = True
 
+    wish = False  # the recipient came with "need"/"want": "I need the water" states a need, not a count
+    either = False  # inside "either the food or the water": no definite count
+    vague = _vague_sentence(tokens, 0)
     while i < len(tokens):
         t = tokens[i]
         if t in {".", "!", "?", ";", "\n"}:
-            recipient, pending, sentence_start = None, [], i + 1
+            recipient, pending, sentence_start, either = None, [], i + 1, False
+            vague = _vague_sentence(tokens, i + 1)
+            i += 1
+            continue
+        if vague:
+            i += 1
+            continue
+        if t == "either" or (t == "or" and either):
+            either = True
+            i += 1
+            continue
+        if t == "for" and recipient == _YOU and i + 1 < len(tokens) and tokens[i + 1] not in (_SUBJECT_ME | _SUBJECT_YOU):
+            ahead = tokens[i + 1 : i + 4]
+            if any(issue_of_word(w) or w in NUMBER_WORDS or w == "your" for w in ahead):
+                recipient, anchor = _ME, i + 1  # "I'll give you 3 firewood for 2 water": what comes back is the speaker's
+                i += 1
+                continue
+        if t in {"me", "you"} and recipient is None and pending and i >= 1 and issue_of_word(tokens[i - 1]):
+            assign(_ME if t == "me" else _YOU, pending)  # "3 wood 2 food me, 1 food 3 water you"
+            pending = []
             i += 1
             continue
         who, used, postfix = _recipient_marker(tokens, i)
         if who is not None:
             if postfix:
                 # "2 water for me": the marker gives the items just before it, and no later ones
-                assign(who, pending)
+                assign(who, pending, postfix=True)
                 pending = []
             else:
                 recipient = who
+                wish = tokens[i + used - 1] in _WISH_VERBS
                 pending = []
             i += used
             anchor = i
@@ -379,32 +474,44 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 count = None
             if count is None:
                 count = _count_after(tokens, i)
-            if count is None and i >= 1 and tokens[i - 1] == "the" and recipient is not None:
+            if count is None and i >= 1 and tokens[i - 1] == "the" and recipient is not None and not wish:
                 count = PACKAGES_PER_ISSUE  # "you can have the food": all of it
             if count is None and last_count == PACKAGES_PER_ISSUE and i >= 1 and tokens[i - 1] in {"and", ",", "&"}:
                 count = PACKAGES_PER_ISSUE  # "all the water and food"
+            if t in _FIRE_WORDS and (i == 0 or tokens[i - 1] not in {"0", "1", "2", "3", "one", "two", "three", "all", "the"}):
+                count = None  # "have a fire each night" is no count of firewood
+            if either:
+                count = None
+            if recipient == _KEEP:
+                if count is None:
+                    assign(_ME, [(issue, PACKAGES_PER_ISSUE)])  # "I can't give you any of the water"
+                last_issue, last_count = issue, None
+                i += 1
+                continue
+            if count is None:
+                last_issue, last_count = issue, None  # "Firewood would be, 2 for you, 1 for me"
             if count is not None:
                 last_issue, last_count = issue, count
                 if recipient is not None:
                     anchor = i
                     assign(recipient, [(issue, count)])
                 else:
-                    pending.append((issue, count))
+                    pending.append((issue, count if count is not None or tokens[i - 1] != "the" else _THE))
             i += 1
             continue
         # a bare count standing for the last item: "2 water for me and 1 for you"
         if t in {"0", "1", "2", "3", "one", "two", "three", "none"} and last_issue is not None:
             nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-            if not issue_of_word(nxt) and nxt not in FILLER and nxt not in {"of"}:
+            if not issue_of_word(nxt) and (nxt not in FILLER or nxt in _POSTFIX) and nxt not in {"of"}:
                 who2, _, postfix2 = _recipient_marker(tokens, i + 1) if i + 1 < len(tokens) else (None, 0, False)
                 if who2 is not None and postfix2:
                     assign(who2, [(last_issue, NUMBER_WORDS[t])])
                     i += 3
                     continue
-        if t in _REST and recipient is not None:
+        if t in _REST and recipient in (_ME, _YOU) and (t == "everything" or tokens[i - 1] in {"the", "all"}):
             rest_for = recipient  # "... and you get the rest / everything else / the others"
             found = True
-        if t == "each" and i >= 2 and tokens[i - 1] == "of" and tokens[i - 2] in NUMBER_WORDS and recipient is not None:
+        if t == "each" and i >= 2 and tokens[i - 1] == "of" and tokens[i - 2] in NUMBER_WORDS and recipient in (_ME, _YOU):
             each_for = (recipient, NUMBER_WORDS[tokens[i - 2]])
             found = True
         i += 1
@@ -432,12 +539,19 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
 # ---------------------------------------------------------------------------- needs
 
 _CUES: list[tuple[str, float]] = [
+    (r"(need|want|make sure)( \w+){0,3} (have |get )?enough", 2.5),
+    (r"(not|never) (bring|brought|have|pack|packed|carry|carrying|get|got|find|found) (enough|any|much)", 3),
+    (r"(can not|could not|not) (give up|part with|spare|share|budge on|do without|go without)( any| on)?", 3),
+    (r"(much|great|big|real|serious|dire) need (for|of)|dead set on|(can not|could not|not) (be|live|survive|go|do|manage) without", 3),
+    (r"(wiggle room|flexible|flexibility|negotiate|bend|compromise)( a little| a bit)?( on| with)?", -2),
+    (r"willing to (give up|part with|spare|give away|let go of|trade away)", -3),
+    (r"you can (have|take|keep) as (much|many)", -3),
     # low: longest phrases first so "not need much" wins over "need"
     (r"(do|does|did) not (really |actually |even )?(need|want|require|use|care about)( that| as)?( much| many| a lot| any| more)?", -3),
     (r"(do|does) not (really |actually )?(need|want|require)", -3),
     (r"not (really |that |very |as |so |too )?(important|needed|necessary|essential|crucial|a priority|a big deal|a concern|an issue|a problem|a need|much of a need)", -3),
     (r"(is|are) not (really |that |very |a )?(big )?(deal|concern|priority|issue)", -3),
-    (r"(least|lowest|last|bottom)( priority| important| concern| on my list)?", -3),
+    (r"(?<!at )(least|lowest|last|bottom)( priority| important| concern| on my list)?", -3),
     (r"(low|lower|lowest) (priority|on (my|the) list)", -3),
     (r"(least|less) (important|needed|necessary|of a priority)", -3),
     (r"(can|could|would|will) (easily |happily |definitely |probably |totally )?(spare|give up|part with|do without|go without|live without|skip|share|let go)", -3),
@@ -469,14 +583,19 @@ _CUES: list[tuple[str, float]] = [
 _CUE_PATTERNS = [(re.compile(r"\b" + pattern + r"\b"), weight) for pattern, weight in _CUES]
 ORDINALS: dict[str, float] = {"first": 3.0, "top": 3.0, "second": 1.0, "middle": 1.0, "next": 1.0, "third": -3.0, "last": -3.0, "least": -3.0, "bottom": -3.0}
 """Ranks in short clauses ("water first", "food last") read as priority levels."""
-_NEGATORS = re.compile(r"\b(not|no|never|hardly|without)\b")
+_NEGATORS = re.compile(r"\b(not|no(?! (i|we)\b)|never|hardly|without)\b")
 _ABOUT_PARTNER = re.compile(r"^(?:.* )?(you|your|u)\b")
-_SPLITTERS = {",", "but", "and", "while", "whereas", "though", "although", "however", "so", "because", "since", "&", "plus", "also", ":"}
+_SPLITTERS = {",", "but", "and", "while", "whereas", "though", "although", "however", "so", "because", "since", "&", "plus", "also", ":", "if"}
+_JOINERS = {"and", "but", "so", "if", "because", "that", "then", "when", "as", "since", "what", "than", "do", "can", "could", "would",
+            "should", "will", "may", "might", "how", "about", "where", "which", "who", "did", "does", "am", "think", "guess", "hope"}
+"""Words after which `I` continues a clause; after any other word it starts a new one ("I don't need firewood i prefer food")."""
 
 
 def _clauses(sentence: list[str]) -> list[list[str]]:
     out: list[list[str]] = [[]]
     for t in sentence:
+        if t in {"i", "we"} and len(out[-1]) >= 3 and out[-1][-1] not in _JOINERS:
+            out.append([])
         if t in _SPLITTERS:
             if out[-1]:
                 out.append([])
@@ -520,12 +639,17 @@ _COMPARE = [
 _RANKING_WORDS = re.compile(r"\b(then|followed|priorit\w*|order|rank\w*|first|second|third|last|after|>)\b|>")
 
 
+_ASK_ME = re.compile(r"\b((could|can|may|might) (i|we) (get|have|take|ask for)|ask for|asking for|hoping for)( \w+){0,5}? (?P<item>food|water|firewood|wood)\b")
 _ASK_FOR = re.compile(r"\b(do|would|could|can|will) you (happen to )?(have|spare|give me|part with|share)( any| some| extra| a little| a bit of| one| 1)? (?P<item>\w+)")
 _TRADE = re.compile(r"\b(trade|swap|exchange|give) (you )?(\w+ )?(of )?(the )?(?P<given>\w+) (for|in exchange for|in return for) (\w+ )?(of )?(the |your )?(?P<wanted>\w+)")
 
 
 def _read_sentence_needs(sentence: list[str], reading: Reading) -> None:
     text = " ".join(sentence)
+    for match in _ASK_ME.finditer(text):
+        issue = issue_of_word(match.group("item"))
+        if issue:
+            reading.needs[issue] = reading.needs.get(issue, 0.0) + 1.5  # "could I get a little extra food"
     for match in _ASK_FOR.finditer(text):
         issue = issue_of_word(match.group("item"))
         if issue:

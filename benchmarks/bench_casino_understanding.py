@@ -1,0 +1,81 @@
+"""How well the CaSiNo reader (`duologue.tasks.casino.understanding.read`) understands real people.
+
+Run: `.venv/bin/python benchmarks/bench_casino_understanding.py [--errors dev] [--resamples 2000]`
+
+Measured on the project's labelled set (`src/duologue/tasks/casino/understanding_set.jsonl`: 201
+real messages of the train and valid splits, labelled by hand for duologue; see
+`duologue.tasks.casino.understanding_eval`). The `dev` half was looked at while improving the
+reader; the `test` half was not, and only its errors stay hidden (`--errors test` would show them:
+do not tune on what it prints). Reads the corpus from `$DUOLOGUE_DATA/casino/split` (default
+`../shared/data`), and exits cleanly when it is absent. Prints per half, with 95% bootstrap
+intervals (items resampled): exact offer reading (precision over the reader's proposals, recall
+over labelled offers), the speaker's top and least-needed issue, tops invented for messages that
+state none, and stance (agree / refuse / other); then the targets with PASS/FAIL (test half: offer
+precision and recall >= 0.90, top issue >= 0.85).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from duologue.arena.report import bootstrap_mean
+from duologue.tasks.casino.understanding_eval import load_set, score
+
+MEASURES = (
+    ("offer_precision", "offer exact, precision"),
+    ("offer_recall", "offer exact, recall"),
+    ("top", "top issue"),
+    ("low", "least-needed issue"),
+    ("false_top", "invented top (lower is better)"),
+    ("stance", "stance"),
+)
+TARGETS = {"offer_precision": 0.90, "offer_recall": 0.90, "top": 0.85}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--errors", choices=("dev", "test"), help="Also print the misreadings of this half.")
+    parser.add_argument("--resamples", type=int, default=2000)
+    args = parser.parse_args()
+    console = Console()
+    root = Path(os.environ.get("DUOLOGUE_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+    folder = root / "casino" / "split"
+    if not folder.exists():
+        console.print(f"[yellow]skipped: the CaSiNo corpus is not at {folder} (set DUOLOGUE_DATA)[/]")
+        return 0
+    items = load_set(folder)
+    table = Table(title=f"CaSiNo reader on {len(items)} hand-labelled real messages", title_justify="left")
+    for column in ("measure", "half", "mean", "95% interval", "n"):
+        table.add_column(column, justify="left" if column in ("measure", "half") else "right")
+    results = {}
+    for half in ("dev", "test"):
+        scores = score([i for i in items if i.half == half])
+        results[half] = scores
+        for name, label in MEASURES:
+            values = getattr(scores, name)
+            if not values:
+                continue
+            estimate = bootstrap_mean(values, samples=args.resamples)
+            table.add_row(label, half, f"{estimate.mean:.3f}", f"[{estimate.low:.3f}, {estimate.high:.3f}]", str(estimate.n))
+    console.print(table)
+    failed = False
+    for name, target in TARGETS.items():
+        values = getattr(results["test"], name)
+        mean = sum(values) / len(values) if values else 0.0
+        ok = mean >= target
+        failed |= not ok
+        console.print(f"target {name} >= {target:.2f} on test: {mean:.3f} {'[green]PASS[/]' if ok else '[red]FAIL[/]'}")
+    if args.errors:
+        for miss in results[args.errors].misses:
+            console.print(miss, highlight=False, markup=False)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

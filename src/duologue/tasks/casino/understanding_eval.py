@@ -1,0 +1,125 @@
+"""How well `understanding.read` reads real CaSiNo messages, on the project's labelled set.
+
+`understanding_set.jsonl` (beside this module) holds 201 messages of the corpus's train and valid
+splits, labelled by hand for duologue by reading each message (one labeller; messages whose meaning
+could not be settled were left out rather than guessed). Each line holds a reference
+(`split:dialogue_id:chat index`), a short hash of the message text (so a different copy of the
+corpus is noticed), the half (`dev` for tuning, `test` for reporting; drawn from a hash of the
+reference before any tuning) and the labels the message has:
+
+* `offer`: the split the speaker proposes or asks for, as the speaker's own share per issue, with
+  issues the message leaves open absent; `null` when it proposes no split (108 messages).
+* `top` / `low`: the issue the message says or implies its speaker needs most / least, `null`
+  when it says nothing clear (72 messages).
+* `stance`: a reply to a proposal read as `agree`, `refuse` or `other` (23 messages).
+
+The corpus text is never copied into the project: it is read from the corpus at run time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+from duologue.core.schema import Model
+from duologue.tasks.casino.understanding import Reading, read
+
+FILES = {"train": "casino_train.json", "valid": "casino_valid.json"}
+
+
+class LabelledItem(Model):
+    ref: str
+    half: str
+    text: str
+    labels: dict[str, Any]
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def load_set(split_folder: Path) -> list[LabelledItem]:
+    """The labelled items with their text, read from the corpus's `split` folder."""
+    logs: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for name, file in FILES.items():
+        data = json.loads((split_folder / file).read_text(encoding="utf-8"))
+        logs[name] = {str(d["dialogue_id"]): d["chat_logs"] for d in data}
+    items = []
+    source = resources.files("duologue.tasks.casino").joinpath("understanding_set.jsonl").read_text(encoding="utf-8")
+    for line in source.splitlines():
+        row = json.loads(line)
+        split, dialogue, index = row["ref"].split(":")
+        text = logs[split][dialogue][int(index)]["text"]
+        if _sha(text) != row["sha"]:
+            raise ValueError(f"{row['ref']}: the corpus message differs from the one labelled (another copy of the corpus?)")
+        labels = {k: v for k, v in row.items() if k not in ("ref", "sha", "half")}
+        items.append(LabelledItem(ref=row["ref"], half=row["half"], text=text, labels=labels))
+    return items
+
+
+def offer_of(reading: Reading) -> dict[str, int] | None:
+    """The reader's proposal in the set's form: issues left open are absent."""
+    if reading.proposal is None:
+        return None
+    share = {i: int(n) for i, n in reading.proposal.items() if n is not None}
+    return share or None
+
+
+def stance_of(reading: Reading) -> str:
+    if reading.agrees and not reading.disagrees:
+        return "agree"
+    if reading.disagrees:
+        return "refuse"
+    return "other"
+
+
+class Scores(Model):
+    """Per-item hits (1/0) for each measure, so intervals can be drawn by resampling items."""
+
+    offer_precision: list[float]
+    offer_recall: list[float]
+    top: list[float]
+    low: list[float]
+    false_top: list[float]
+    stance: list[float]
+    misses: list[str]
+
+
+def score(items: list[LabelledItem], reader: Callable[[str], Reading] = read) -> Scores:
+    """Exact offer reading (precision over the reader's proposals, recall over labelled offers),
+    top and low issue accuracy over labelled ones, invented tops on messages that state none,
+    and stance accuracy."""
+    out = Scores(offer_precision=[], offer_recall=[], top=[], low=[], false_top=[], stance=[], misses=[])
+    for item in items:
+        reading = reader(item.text)
+        labels = item.labels
+        if "offer" in labels:
+            got, want = offer_of(reading), labels["offer"]
+            if got is not None:
+                out.offer_precision.append(float(got == want))
+            if want is not None:
+                out.offer_recall.append(float(got == want))
+            if got != want:
+                out.misses.append(f"offer {item.ref}: want {want} got {got} | {item.text}")
+        if "top" in labels:
+            top = reading.top_need()
+            if labels["top"] is not None:
+                out.top.append(float(top == labels["top"]))
+                if top != labels["top"]:
+                    out.misses.append(f"top {item.ref}: want {labels['top']} got {top} {reading.needs} | {item.text}")
+            else:
+                out.false_top.append(float(top is not None))
+            if labels.get("low") is not None:
+                low = min(reading.needs.items(), key=lambda kv: kv[1])[0] if reading.needs and min(reading.needs.values()) < 0 else None
+                out.low.append(float(low == labels["low"]))
+        if "stance" in labels:
+            got_stance = stance_of(reading)
+            out.stance.append(float(got_stance == labels["stance"]))
+            if got_stance != labels["stance"]:
+                out.misses.append(f"stance {item.ref}: want {labels['stance']} got {got_stance} | {item.text}")
+    return out
+
+
