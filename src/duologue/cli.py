@@ -228,14 +228,20 @@ def export_hf(
 def list_tasks() -> None:
     """List the registered tasks and the agents each can use."""
     from duologue.agents import agent_kinds
-    from duologue.tasks import TASKS, make
+    from duologue.tasks import make, task_ids
 
     table = Table(title="tasks")
-    for column in ("id", "parties", "corpus", "agents"):
+    for column in ("id", "title", "kind", "parties", "corpus", "agents"):
         table.add_column(column)
-    for task_id in TASKS:
-        task = make(task_id)
-        table.add_row(task_id, " / ".join(task.party_ids), task.corpus or "", ", ".join(agent_kinds(task)))
+    for task_id in task_ids():
+        try:
+            task = make(task_id)
+        except Exception as error:  # noqa: BLE001 - a broken plug-in is listed with its error, not fatal
+            table.add_row(task_id, f"[red]cannot be loaded: {error}[/]", "", "", "", "")
+            continue
+        spec = task.spec
+        parties = " / ".join(f"{p} ({r})" for p, r in zip(spec.parties, spec.roles)) if len(spec.roles) == 2 else " / ".join(spec.parties)
+        table.add_row(task_id, spec.title, spec.kind, parties, spec.corpus or "", ", ".join(agent_kinds(task)))
     console.print(table)
 
 
@@ -255,8 +261,8 @@ def play(
     """Self-play: run agents against each other for many seeded episodes."""
     from duologue.agents import make_agent
     from duologue.arena.backends import BACKENDS, BackendError, failed_episode
-    from duologue.arena.report import report, report_table
-    from duologue.arena.selfplay import PlayConfig, finished_episodes, run_selfplay
+    from duologue.arena.report import ReportBuilder, report_table
+    from duologue.arena.selfplay import PlayConfig, drop_partial_last_line, finished_episodes, run_lines, run_selfplay
     from duologue.tasks import make
 
     if backend not in BACKENDS:
@@ -279,13 +285,17 @@ def play(
         raise fail(f"{out}: episodes are written to a .jsonl file")
     config = PlayConfig(task=task, agents=agents, episodes=episodes, seed=seed, options={} if max_turns is None else {"max_turns": max_turns})
     already = len(finished_episodes(out, config)) if out is not None else 0
-    lines = []
+    earlier = 0  # bytes of `out` written before this run: its episodes of this run are reported too
+    if out is not None and out.exists():
+        drop_partial_last_line(out)
+        earlier = out.stat().st_size
+    builder = ReportBuilder()  # each episode is reported as it streams in, never kept
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors) as progress:
         bar = progress.add_task(f"{task}: {agents[0]} vs {agents[1]}", total=episodes, completed=already)
         kept = f"; finished episodes are kept in {out}, rerun to resume" if out else ""
         try:
             for line in run_selfplay(config, workers=workers, out=out, on_episode=lambda _: progress.advance(bar), backend=backend, address=address):
-                lines.append(line)
+                builder.add_line(line)
         except BackendError as error:
             raise fail(str(error), code=1) from None
         except LLMError as error:
@@ -297,10 +307,10 @@ def play(
             raise fail(f"episode {episode} failed: {type(error).__name__}: {error}" + kept, code=1) from None
     if already:
         errors.print(f"resumed: {already} episode(s) were already in {out}")
-    dialogues = [Dialogue.model_validate_json(line) for line in lines]
-    if out is not None:
-        dialogues = [d for d in read_dialogues(out, skip_invalid=True).dialogues if d.meta.get("run_seed") == seed and d.meta.get("task_id") == task]
-    for group in report(dialogues):
+    if earlier:
+        for line in run_lines(out, config, before=earlier):
+            builder.add_line(line)
+    for group in builder.reports():
         console.print(report_table(group))
 
 
