@@ -29,8 +29,10 @@ what it took; everything else scores 0.
 
 Errors (the line cannot be read): not the line shape above, counts that are not whole numbers,
 the two sides' counts differing, a second line that is not the first's mirror. Warnings (kept as
-`Dialogue.anomalies`): a scenario outside the paper's generator constraints (`scenario`), no
-`<selection>` at the end (`no-selection`), item outputs that do not split the pool (`split`).
+`Dialogue.anomalies`): a scenario outside the paper's generator constraints (`scenario`), items
+chosen with no `<selection>` in the dialogue (`no-selection`; kept as `Source.extra["selection"]`),
+item outputs that do not split the pool (`split`). A dialogue that ends with no selection and a
+`<no_agreement>` or `<disconnect>` output is no anomaly: someone left.
 
 Self-play and platform dialogues are written with two lines; messages are put on one line
 (whitespace collapsed), the only change the one-line format forces.
@@ -242,9 +244,9 @@ class DealOrNoDealFormat(CorpusFormat):
         values = {p: dict(zip(ITEMS, v[1::2])) for p, v in zip(PARTY_IDS, (parsed["input"], parsed["partner"]))}
         for problem in scenario_problems(pool, values):
             checker.warn("$.perspectives[0]", problem, "scenario")
-        if parsed["selector"] is None:
-            checker.warn("$.perspectives[0].dialogue", "no side pressed <selection>", "no-selection")
         output = parsed["output"]
+        if parsed["selector"] is None and not isinstance(output, str):
+            checker.warn("$.perspectives[0].dialogue", "items were chosen but no side pressed <selection>", "no-selection")
         if not isinstance(output, str) and [a + b for a, b in zip(*output)] != list(pool.values()):
             checker.warn("$.perspectives[0].output", f"the two choices {output} do not split the pool {list(pool.values())}", "split")
 
@@ -259,8 +261,11 @@ class DealOrNoDealFormat(CorpusFormat):
         values = {you: dict(zip(ITEMS, parsed["input"][1::2])), them: dict(zip(ITEMS, parsed["partner"][1::2]))}
         events: list[Any] = [Message(party=party_of[who], text=said) for who, said in parsed["turns"]]
         output = parsed["output"]
-        if parsed["selector"] is not None:
-            first = party_of[parsed["selector"]]
+        extra: dict[str, Any] = {"perspectives": len(lines)}
+        if parsed["selector"] is None and not isinstance(output, str):
+            extra["selection"] = False  # choices without a press of <selection> (an anomaly): alice's first
+        if parsed["selector"] is not None or "selection" in extra:
+            first = party_of[parsed["selector"] or "YOU"]
             second = them if first == you else you
             if isinstance(output, str):
                 events.append(ChooseEvent(party=first))
@@ -280,7 +285,7 @@ class DealOrNoDealFormat(CorpusFormat):
             scenario=scenario_of(pool, values),
             parties=[Party(id=you, kind="human"), Party(id=them, kind="human")],
             events=events,
-            source=Source(corpus=self.name, file=file, index=index, extra={"perspectives": len(lines)}),
+            source=Source(corpus=self.name, file=file, index=index, extra=extra),
         )
         dialogue.outcome = outcome_of(dialogue)
         return dialogue
@@ -299,9 +304,9 @@ class DealOrNoDealFormat(CorpusFormat):
         output: list[list[int]] | str
         if notes:
             output = notes[0]
-        elif len(chosen) == 2 and all(chosen[p].mine is not None for p in (you, them)):
-            took = [[int(chosen[p].mine[item]) for item in ITEMS] for p in (you, them)]  # type: ignore[index]
-            output = took if [a + b for a, b in zip(*took)] == pool else "disagree"
+        elif len(chosen) == 2 and chosen[you].mine is not None and chosen[you].theirs == chosen[them].mine and chosen[them].theirs == chosen[you].mine:
+            # each side's `theirs` is what the other took: an agreement, or the corpus's own record of two choices
+            output = [[int(chosen[p].mine[item]) for item in ITEMS] for p in (you, them)]  # type: ignore[index]
         elif len(chosen) == 2:
             output = "disagree"
         elif len(chosen) == 1:
@@ -312,7 +317,7 @@ class DealOrNoDealFormat(CorpusFormat):
             "input": [n for item, c in zip(ITEMS, pool) for n in (c, int(values[you][item]))],
             "partner": [n for item, c in zip(ITEMS, pool) for n in (c, int(values[them][item]))],
             "turns": turns,
-            "selector": speaker[first] if first is not None else None,
+            "selector": speaker[first] if first is not None and dialogue.source.extra.get("selection") is not False else None,
             "output": output,
         }
         line = write_line(parsed)
