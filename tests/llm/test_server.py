@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -15,6 +16,9 @@ from typer.testing import CliRunner
 from duologue.cli import app
 from duologue.llm.server import LocalServer, ServerOptions, ServerProcess, bundled_model_path, check_model_file
 from duologue.llm.settings import LLMConfigError, LLMError
+
+READY_SECONDS = 180.0
+"""How long a loaded machine may take to load the model: waits end on the event, not the clock."""
 
 
 def test_bundled_model_is_found_without_importing_its_package(needs_local_model):
@@ -48,7 +52,7 @@ def test_busy_port_is_a_clear_error(local_llm):
 
 def test_shared_server_is_healthy_and_names_its_model(local_llm):
     assert local_llm.url.startswith("http://127.0.0.1:") and local_llm.url.endswith("/v1")
-    models = httpx.get(f"{local_llm.url}/models", timeout=5).json()
+    models = httpx.get(f"{local_llm.url}/models", timeout=30).json()
     assert any("smollm2" in [m.get("id"), *m.get("aliases", [])] for m in models["data"])
 
 
@@ -56,7 +60,7 @@ def test_server_in_a_child_process_starts_serves_and_stops(local_llm):
     server = ServerProcess(ServerOptions(context=1024, threads=1))
     with server:
         assert server.process is not None and server.process.poll() is None
-        response = httpx.post(f"{server.url}/chat/completions", json={"messages": [{"role": "user", "content": "hi"}], "max_tokens": 2}, timeout=60)
+        response = httpx.post(f"{server.url}/chat/completions", json={"messages": [{"role": "user", "content": "hi"}], "max_tokens": 2}, timeout=READY_SECONDS)
         assert response.status_code == 200 and response.json()["usage"]["completion_tokens"] >= 1
         process = server.process
     assert process.poll() is not None, "stopped"
@@ -101,22 +105,31 @@ def test_cli_check_config_mistakes_exit_cleanly(monkeypatch):
 
 
 def test_server_samples_with_a_repeat_penalty_and_two_slots(local_llm):
-    props = httpx.get(f"{local_llm.address}/props", timeout=5).json()
+    props = httpx.get(f"{local_llm.address}/props", timeout=30).json()
     settings = props["default_generation_settings"]
     assert settings["params"]["repeat_penalty"] == pytest.approx(ServerOptions.repeat_penalty, abs=1e-6) and ServerOptions.repeat_penalty > 1
     assert props["total_slots"] == ServerOptions.parallel == 2
+
+
+def first_line_within(process: subprocess.Popen, seconds: float) -> str:
+    """The process's first line of output, as soon as it is written (or fail after `seconds`)."""
+    ready, _, _ = select.select([process.stdout], [], [], seconds)
+    if not ready:
+        process.kill()
+        pytest.fail(f"no output within {seconds:.0f}s; stderr: {process.communicate()[1][-500:]}")
+    return process.stdout.readline()
 
 
 def test_cli_serve_runs_until_interrupted(needs_local_model):
     command = [sys.executable, "-m", "duologue.cli", "llm", "serve", "--port", "0", "--context", "1024"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "200"})
     try:
-        first = process.stdout.readline()
-        assert "serving smollm2 at http://127.0.0.1:" in first, first
+        first = first_line_within(process, READY_SECONDS)
+        assert "serving smollm2 at http://127.0.0.1:" in first, (first, process.poll())
         url = first.split(" at ", 1)[1].split()[0]
-        assert httpx.get(url.removesuffix("/v1") + "/health", timeout=10).status_code == 200
+        assert httpx.get(url.removesuffix("/v1") + "/health", timeout=30).status_code == 200  # announced only once ready
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
+        out, err = process.communicate(timeout=READY_SECONDS)
         assert process.returncode == 0, err
         assert "stopped" in out and "Traceback" not in err
     finally:

@@ -114,6 +114,9 @@ class ServerOptions:
     and a 20-token reply can take seconds instead of a third of one."""
     repeat_penalty: float = 1.1
     model_name: str = LOCAL_MODEL_NAME
+    ready_timeout: float = 180.0
+    """Seconds to wait for the model to load. Generous on purpose: on a loaded 2-core machine the
+    load alone has taken over 30 s; a healthy server answers as soon as it is ready."""
 
     def model_path(self) -> Path:
         if self.model is not None:
@@ -176,7 +179,7 @@ class LocalServer:
         self._pid = os.getpid()
         self.address = str(self._server.listening_address).rstrip("/")
         try:
-            wait_until_ready(self.address, timeout=30)
+            wait_until_ready(self.address, timeout=options.ready_timeout)
         except LLMError:
             self.stop()
             raise
@@ -199,21 +202,28 @@ class LocalServer:
         self.stop()
 
 
-def wait_until_ready(address: str, timeout: float = 30.0) -> None:
-    """Block until `GET /health` answers 200 (the model is loaded), or raise `LLMError`."""
+def wait_until_ready(address: str, timeout: float = ServerOptions.ready_timeout) -> None:
+    """Block until `GET /health` answers 200 (the model is loaded), or raise `LLMError`.
+
+    Returns on the first 200; the pause between polls grows from 20 ms to 0.5 s so a slow load
+    does not cost a busy machine thousands of requests.
+    """
     import httpx
 
     deadline = time.monotonic() + timeout
     last = "no answer"
-    while time.monotonic() < deadline:
-        try:
-            response = httpx.get(f"{address}/health", timeout=2.0)
-            if response.status_code == 200:
-                return
-            last = f"{response.status_code} {response.text[:100]}"
-        except httpx.TransportError as error:
-            last = str(error) or type(error).__name__
-        time.sleep(0.05)
+    pause = 0.02
+    with httpx.Client(timeout=5.0) as client:
+        while time.monotonic() < deadline:
+            try:
+                response = client.get(f"{address}/health")
+                if response.status_code == 200:
+                    return
+                last = f"{response.status_code} {response.text[:100]}"
+            except httpx.TransportError as error:
+                last = str(error) or type(error).__name__
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 1.5, 0.5)
     raise LLMError(f"the local server at {address} was not ready after {timeout:.0f}s ({last})")
 
 
@@ -223,9 +233,10 @@ def wait_until_ready(address: str, timeout: float = 30.0) -> None:
 class ServerProcess:
     """The local server in a child process (`python -m duologue.llm.server`), for isolation in tests and tools."""
 
-    def __init__(self, options: ServerOptions | None = None, *, startup_timeout: float = 60.0, **overrides: Any) -> None:
+    def __init__(self, options: ServerOptions | None = None, *, startup_timeout: float | None = None, **overrides: Any) -> None:
         self.options = options or ServerOptions(**overrides)
-        self.startup_timeout = startup_timeout
+        # The child waits `ready_timeout` for its model; allow it that plus Python's start-up.
+        self.startup_timeout = startup_timeout if startup_timeout is not None else self.options.ready_timeout + 30.0
         self.process: subprocess.Popen | None = None
         self.address: str | None = None
 
@@ -239,6 +250,7 @@ class ServerProcess:
         options = self.options
         command = [sys.executable, "-m", "duologue.llm.server", "--host", options.host, "--port", str(options.port)]
         command += ["--context", str(options.context), "--parallel", str(options.parallel), "--repeat-penalty", str(options.repeat_penalty)]
+        command += ["--ready-timeout", str(options.ready_timeout)]
         if options.model is not None:
             command += ["--model", str(options.model)]
         if options.threads:
@@ -253,7 +265,7 @@ class ServerProcess:
         deadline = time.monotonic() + self.startup_timeout
         line = ""
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.process.stdout], [], [], 0.1)
+            ready, _, _ = select.select([self.process.stdout], [], [], 0.5)  # wakes on the ready line at once
             if ready:
                 line = self.process.stdout.readline()
                 break
@@ -347,8 +359,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--parallel", type=int, default=ServerOptions.parallel)
     parser.add_argument("--threads", type=int, default=ServerOptions.threads)
     parser.add_argument("--repeat-penalty", type=float, default=ServerOptions.repeat_penalty)
+    parser.add_argument("--ready-timeout", type=float, default=ServerOptions.ready_timeout)
     args = parser.parse_args(argv)
-    options = ServerOptions(args.model, args.host, args.port, args.context, args.parallel, args.threads, args.repeat_penalty)
+    options = ServerOptions(args.model, args.host, args.port, args.context, args.parallel, args.threads, args.repeat_penalty, ready_timeout=args.ready_timeout)
     try:
         server = LocalServer(options).start()
     except LLMError as error:
