@@ -35,7 +35,8 @@ from duologue.core.agent import Agent
 from duologue.core.schema import Accept, Message, Offer, Quit, Reject
 from duologue.core.task import Observation, Task
 from duologue.tasks.craigslist.acts import ActTracker
-from duologue.tasks.craigslist.reading import Reading, read_message
+from duologue.tasks.craigslist.prices import find_price
+from duologue.tasks.craigslist.reading import Reading, answer_question, read_message
 
 QUESTIONS: dict[str, list[str]] = {
     "housing": [
@@ -63,17 +64,37 @@ QUESTIONS: dict[str, list[str]] = {
         "Is the original box included?", "Why are you selling it?",
     ],
 }
+AVAILABLE = re.compile(r"\bavail\w*|\bstill (?:for sale|have|selling)", re.I)
 GENERIC_QUESTIONS = ["What condition is it in?", "Any problems with it?", "Why are you letting it go?"]
 NOUNS = {"housing": "place", "furniture": "piece", "car": "car", "bike": "bike", "phone": "phone", "electronics": "item"}
 STOP_WORDS = {"in", "with", "for", "and", "the", "a", "an", "of", "to", "at", "on", "near", "w", "or", "by"}
 SELLER_REASONS = {
-    "housing": ["It's in a great location.", "I've had a lot of interest in the place.", "The rent is already below market.", "It was just renovated."],
-    "other": ["It's in really good condition.", "I've had a lot of interest.", "It's barely been used.", "That's already a good deal."],
+    "housing": ["I've had a lot of interest in the place.", "The rent is already fair for the area."],
+    "other": ["I've had a lot of interest.", "That's already a good deal."],
 }
 BUYER_REASONS = {
     "housing": ["I could sign the lease this week.", "I'm a quiet, reliable tenant.", "I have to stay on budget.", "I'd be there for a long time."],
-    "other": ["I can pick it up today.", "I'd pay cash.", "I have to stay on budget.", "I'd need to fix a few things."],
+    "other": ["I can pick it up today.", "I'd pay cash.", "I have to stay on budget."],
 }
+LISTING_REASONS: tuple[tuple[str, str, str], ...] = (
+    # (who, what the listing must say, the reason it then supports): no reason the listing does not back;
+    # `item:` reasons are about an object, never said about a place to rent
+    ("item:seller", r"\b(?:excellent|great|good|perfect|mint) (?:condition|shape)|\bwell (?:maintained|kept|taken care)|\blike new", "It's in really good condition."),
+    ("item:seller", r"\bbarely used|\bnever used|\bunused|\blike new|\bbrand new|\brarely used|\bstill in (?:the )?(?:box|package)", "It's barely been used."),
+    ("item:seller", r"\bvintage|\bantique|\bclassic|\brare\b|\b19[0-8]\d(?:s|\b)|\b[1-8]0s\b", "Pieces like this are hard to find now."),
+    ("seller", r"\brenovated|\bremodel|\bupdated", "It was just renovated."),
+    ("item:seller", r"\btuned|\bserviced|\bnew tires|\bnew battery|\bnew brakes", "It was recently serviced."),
+    ("item:buyer", r"\bscratch|\bwear\b|\bworn|\bfair condition|\brust|\bneeds\b|\bnot working|\bas is\b|\bdent", "I'd need to fix a few things."),
+)
+DEFLECTIONS = {
+    "deposit": "the deposit", "pets": "pets", "smoking": "smoking", "utilities": "the utilities", "laundry": "laundry",
+    "parking": "parking", "lease": "the lease terms", "mileage": "the mileage", "owner": "previous owners",
+    "title": "the title history", "unlocked": "the carrier lock", "battery": "the battery", "tires": "that part",
+    "service": "servicing", "interior": "the interior", "color": "the color", "material": "the materials",
+    "included": "what's included", "capacity": "how many it fits", "size": "the exact size", "why": "that",
+    "usage": "how much it was used", "age": "its exact age", "condition": "that", "schools": "the schools", "noise": "noise",
+}
+"""How a seller names a topic its listing is silent on, to say so honestly instead of reciting another line."""
 
 
 class CraigslistRuleAgent(Agent):
@@ -119,6 +140,8 @@ class CraigslistRuleAgent(Agent):
         self.offers_rejected = 0
         self.asked: list[str] = []
         self.told: list[str] = []
+        self.stated: list[float | None] = []
+        """The price each of my messages named (None: none), to avoid saying one price three times running."""
 
     def _setup(self, observation: Observation) -> None:
         """Read role, target, limit and the listing from the private view (as the corpus reader writes it)."""
@@ -133,6 +156,13 @@ class CraigslistRuleAgent(Agent):
         self.category = str(public.get("category") or item.get("category") or "")
         self.description = [line for line in (item.get("description") or []) if isinstance(line, str) and line.strip()]
         self.listing_text = [self.title, *self.description]
+        listing_words = " ".join(self.listing_text)
+        bank = SELLER_REASONS if self.seller else BUYER_REASONS
+        self.reasons = list(bank["housing" if self.category == "housing" else "other"]) + [
+            reason for who, cue, reason in LISTING_REASONS
+            if who.split(":")[-1] == self.role and not (who.startswith("item:") and self.category == "housing") and re.search(cue, listing_words, re.I)
+        ]
+        self.farewell = False
         bottomline = private.get("bottomline")
         self.bottomline = float(bottomline) if isinstance(bottomline, (int, float)) and not isinstance(bottomline, bool) else None
         if self.seller:
@@ -297,8 +327,12 @@ class CraigslistRuleAgent(Agent):
         if turns_left is not None and turns_left <= 3:
             return self._endgame(turns_left)
 
-        if reading is not None and reading.leaving and self.their_price is None and self.my_price is None:
-            return self._say(self._pick(["Sorry to hear that. Have a good one!", "No worries, take care.", "Okay, good luck!"]))
+        if reading is not None and reading.leaving:
+            # they are leaving: say goodbye, not a last-minute offer; if they leave again, so do I
+            if self.farewell and "quit" in observation.legal:
+                return actions.Quit()
+            self.farewell = True
+            return self._say(self._pick(["Sorry to hear that. Have a good one!", "No worries, take care.", "Okay, good luck with your search!"]))
 
         if self.partner_agreed and self.my_price is not None and self.within_limit(self.my_price):
             self.partner_agreed = False
@@ -351,8 +385,22 @@ class CraigslistRuleAgent(Agent):
     # ------------------------------------------------------------------ moves
 
     def _say(self, text: str) -> actions.Action:
+        """Say `text`, unless it names the price my last two messages already named: then give a reason instead."""
+        price = find_price(text, listing_price=self.listing, listing_text=self.listing_text)
+        named = [stated for stated in self.stated if stated is not None]
+        if price is not None and named[-2:] == [price, price]:
+            text = self._firm_without_number()
+            price = None
+        self.stated.append(price)
         self.spoken += 1
         return actions.Say(text=text)
+
+    def _firm_without_number(self) -> str:
+        """Holding a price already said twice: a reason, not the number a third time."""
+        reason = self._pick(self.reasons)
+        if self.seller:
+            return self._pick([f"That really is as low as I can go. {reason}", f"I can't move on that, sorry. {reason}"])
+        return self._pick([f"That really is all I can spend. {reason}", f"I can't go higher than that, sorry. {reason}"])
 
     def _offer(self, price: float) -> actions.Action:
         price = float(price)
@@ -457,14 +505,26 @@ class CraigslistRuleAgent(Agent):
         return question
 
     def _answer(self, reading: Reading) -> str:
+        """Answer from the listing line that speaks to the question, or say honestly that the listing does not say."""
         if self.seller:
-            line = self._description_line()
-            lead = self._pick(["", "Good question.", "Well,", "So,", "Let me see."])
-            if line:
-                if lead.endswith(",") and not line[:2].isupper():
-                    line = line[0].lower() + line[1:]
+            answer = answer_question(reading.text, self.listing_text)
+            if answer.kind == "line" and answer.text:
+                line = answer.text if answer.text.endswith((".", "!", "?")) else answer.text + "."
+                lead = self._pick(["", "Good question.", "Sure.", "Let me see."])
                 return f"{lead} {line}".strip()
-            return self._pick(["It's in great shape, no problems at all.", "Everything works like it should.", "It's been well taken care of."])
+            if answer.kind == "deflect":
+                about = DEFLECTIONS.get(answer.topic or "", "that")
+                return self._pick([
+                    f"The listing doesn't say anything about {about}, and I'd rather not guess.",
+                    f"I'm not sure about {about}, sorry; I can check and let you know.",
+                ])
+            if answer.kind == "describe":
+                line = self._description_line()
+                if line:
+                    return line
+            if AVAILABLE.search(reading.text):
+                return self._pick([f"Yes, the {self._short_title()} is still available.", "Yes, it's still available."])
+            return self._pick(["Sure, what would you like to know?", "Happy to answer any questions."])
         return self._pick([
             "I could pick it up this week.", "I'd pay cash.", "I can come by whenever works for you.",
             "It's for my own use.", "I've been looking for one for a while.",
@@ -495,8 +555,7 @@ class CraigslistRuleAgent(Agent):
             )
         reason = ""
         if self.rng.random() < 0.35:
-            bank = SELLER_REASONS if self.seller else BUYER_REASONS
-            reason = self._pick(bank["housing" if self.category == "housing" else "other"])
+            reason = self._pick(self.reasons)
         ask = self._pick(
             [f"How about {money}?", f"I could do {money}.", f"Would {money} work?", f"Meet me at {money}?", f"Best I can do is {money}."] if self.seller
             else [f"How about {money}?", f"Could you do {money}?", f"I could go up to {money}.", f"Would you take {money}?", f"Can we say {money}?"]

@@ -45,6 +45,9 @@ MAX_RATIO = 2.0
 MIN_UNMARKED_RATIO = 0.1
 """Unmarked numbers below this fraction of the listing price are quantities, not prices."""
 YEARS = (1950, 2035)
+SMALL_MARGIN = 20.0
+"""For cheap listings, a price written as money may exceed `max_ratio` times the listing by this much."""
+COUNTED = frozenset({"the", "them", "these", "those", "my", "your", "our", "its", "it", "each"})
 
 UNITS = frozenset(
     """
@@ -86,6 +89,21 @@ RELATIVE_BEFORE = frozenset({"knock", "knocked", "knocking", "by", "extra", "ano
 NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "cant", "won't", "wont", "don't", "dont", "couldn't", "wouldn't", "isn't", "nope", "nah"})
 BOUND_WORDS = frozenset({"lower", "less", "below", "under", "higher", "more", "above", "over", "beyond", "further", "farther", "down", "up", "cheaper"})
 """After a negation, these words make the number the speaker's limit (`can't go lower than 150`)."""
+REFERENCE_BEFORE = frozenset(
+    """
+    worth paid retail retails msrp kbb value values valued originally online elsewhere refurbished new
+    """.split()
+)
+"""Words that, within the four words before a price, make it a valuation (`worth a grand`, `paid $300`)."""
+REFERENCE_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:when i (?:bought|got|paid)|new\b|retail\b|brand new|originally|online|at the store|in stores?)")
+SLANG_PRICES = {"tenner": 10.0, "fiver": 5.0, "c-note": 100.0, "c note": 100.0, "hundo": 100.0, "grand": 1000.0}
+"""Money words with a value of their own (`a tenner`)."""
+FRACTIONS = {"half": 0.5, "a half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "a quarter": 0.25, "one quarter": 0.25,
+             "two thirds": 2 / 3, "three quarters": 0.75, "three fourths": 0.75}
+"""Shares of the listing price people name (`half the asking price`)."""
+KEEP_AFTER_ARTICLE = frozenset({"and", "or", "for", "cash", "total", "firm", "even", "flat", "obo", "is", "deal", "sound", "sounds", "max", "tops", "only", "then", "please", "now", "today", "price", "offer", "bill"})
+"""After `a $20 ...`, words that keep the number a price; any other word makes it an attribute (`a $20 case`)."""
+DEGREE_WORDS = frozenset({"low", "high", "much", "little", "far", "cheap", "expensive"})
 CLAUSE_BREAKS = frozenset({"but", "and", "though", "however", "so", "or", "instead"})
 
 UNIT_WORDS = {
@@ -116,6 +134,8 @@ class PriceMention:
     """An amount off or on top of a price (`$50 off`), not a price."""
     negated: bool = False
     """Refused in its clause (`I can't do 100`)."""
+    reference: bool = False
+    """What the item is worth or cost elsewhere (`I paid 300`, `the kbb is 5k`), not a price put forward."""
 
 
 # ---------------------------------------------------------------------- helpers
@@ -130,7 +150,7 @@ def _words_before(text: str, index: int, count: int = 4) -> list[str]:
     return _WORD.findall(window)[-count:]
 
 
-def _words_after(text: str, index: int, count: int = 3) -> list[str]:
+def _words_after(text: str, index: int, count: int = 4) -> list[str]:
     window = text[index:index + 40].lower()
     return _WORD.findall(window)[:count]
 
@@ -143,6 +163,8 @@ def _clause_before(text: str, index: int) -> list[str]:
         window = window[cut + 1:]
     words = _WORD.findall(window)
     for position in range(len(words) - 1, -1, -1):
+        if words[position] == "so" and words[position + 1:position + 2] and words[position + 1] in DEGREE_WORDS:
+            continue  # `I couldn't go so low as 100`: `so` is a degree there, not a new clause
         if words[position] in CLAUSE_BREAKS:
             return words[position + 1:]
     return words
@@ -226,29 +248,41 @@ def _digit_mentions(text: str) -> list[tuple[PriceMention, bool, bool, str | Non
             marked = True
             end += trailing.end()
         monthly = re.match(r"\s*(/|per\b|a\b)\s*(mo|mos|month|mth|mon)\b", lowered[end:])
-        after = [w for w in _words_after(masked, end, 3) if w != "$"]
+        after = [w for w in _words_after(masked, end, 4) if w != "$"]
         if after and after[0] in UNITS and not marked and not monthly:
             continue  # `2 chairs`, `18 month lease`, `5 pm`; but `$1,850 month to month` and `1850/mo` are rents
         preceding = re.search(r"([a-z]+)\s*$", lowered[:start])
         if preceding and preceding.group(1) in PRODUCT_WORDS and not marked:
             continue  # `iphone 7`, `model 3`, `gen 2`
         before = _words_before(masked, start, 4)
+        if not marked and after[:1] == ["of"] and after[1:2] and after[1] in COUNTED:
+            continue  # `3 of the selfie clickers`, `2 of them`
+        if before[-1:] in (["a"], ["an"]) and after and after[0].isalpha() and after[0] not in KEEP_AFTER_ARTICLE | CURRENCY_AFTER | RELATIVE_AFTER:
+            continue  # `a $20 case`, `a 30 minute drive`: an attribute of something else
         year_shaped = "." not in digits and "," not in digits and YEARS[0] <= value <= YEARS[1] and not marked
         context = any(word in PRICE_CONTEXT for word in before[-3:])
         mention = PriceMention(
             value=value, text=text[start:end], start=start, end=end, marked=marked,
             relative=_is_relative(before, after),
             negated=_is_negated(_clause_before(masked, start)) or _called_too_much(after),
+            reference=_is_reference(before, lowered[end:]),
         )
         found.append((mention, year_shaped, context, before[-1] if before else None))
     return found
+
+
+def _is_reference(before: list[str], rest: str) -> bool:
+    """`worth a grand`, `I paid $300`, `300 dollars when I bought it`: what it is worth, not an offer."""
+    return any(word in REFERENCE_BEFORE for word in before[-4:]) or bool(REFERENCE_AFTER.match(rest))
 
 
 def _called_too_much(after: list[str]) -> bool:
     """`90 is too low`, `150 seems too high`: the number is refused."""
     if after[:1] == ["too"]:
         return True
-    return len(after) >= 2 and after[0] in ("is", "seems", "sounds", "was", "looks", "feels") and after[1] == "too"
+    return len(after) >= 2 and after[0] in ("is", "seems", "sounds", "was", "looks", "feels") and (
+        after[1] == "too" or (after[1:3] in (["a", "little"], ["a", "bit"], ["way", "too"]) and "too" in after[2:4])
+    )
 
 
 def _is_relative(before: list[str], after: list[str]) -> bool:
@@ -345,7 +379,7 @@ def _word_mentions(text: str) -> list[PriceMention]:
         if parsed is None:
             continue
         value, strong = parsed
-        after = _words_after(text, end, 3)
+        after = _words_after(text, end, 4)
         before = _words_before(text, start, 4)
         marked = bool(after) and (after[0] in CURRENCY_AFTER or after[0] == "$")
         if run[-1] == "grand":
@@ -363,8 +397,57 @@ def _word_mentions(text: str) -> list[PriceMention]:
                 value=value, text=text[start:span_end], start=start, end=span_end, marked=marked,
                 relative=_is_relative(before, after),
                 negated=_is_negated(_clause_before(text, start)) or _called_too_much(after),
+                reference=_is_reference(before, text[span_end:].lower()),
             )
         )
+    return found
+
+
+_SHARE = re.compile(
+    r"\b(?P<share>a half|half|a third|one third|a quarter|one quarter|two thirds|three quarters|three fourths|"
+    r"(?P<percent>\d{1,3}(?:\.\d+)?)\s?(?:%|percent\b))\s+(?P<off>off\s+)?(?:of\s+)?"
+    r"(?:the\s+|your\s+|my\s+|its\s+|it's\s+|what\s+)?"
+    r"(?P<what>asking(?:\s+price)?|list(?:ed|ing)?(?:\s+price)?|price|ask|original price|sticker price|"
+    r"you(?:'re| are)\s+asking|you\s+want|you\s+listed)\b"
+    r"|\b(?P<percent_off>\d{1,3})\s?(?:%|percent\b)\s+(?:off|discount|less)\b"
+)
+_SLANG = re.compile(r"\b(?:a\s+)?(?P<slang>tenner|fiver|c-note|c note|hundo)s?\b|\ba\s+couple(?:\s+of)?\s+hundred\b")
+
+
+def _share_mentions(text: str, listing_price: float | None) -> list[PriceMention]:
+    """Prices as shares of the listing (`half the asking price`, `75% of the list price`) and money slang (`a tenner`)."""
+    lowered = text.lower().replace("’", "'")
+    found: list[PriceMention] = []
+    for match in _SLANG.finditer(lowered):
+        value = SLANG_PRICES.get(match.group("slang") or "", 200.0)
+        before = _words_before(lowered, match.start(), 4)
+        after = _words_after(lowered, match.end(), 4)
+        found.append(PriceMention(
+            value=value, text=text[match.start():match.end()], start=match.start(), end=match.end(), marked=True,
+            relative=_is_relative(before, after), negated=_is_negated(_clause_before(lowered, match.start())) or _called_too_much(after),
+            reference=_is_reference(before, lowered[match.end():]),
+        ))
+    if listing_price is None or listing_price <= 0:
+        return found
+    for match in _SHARE.finditer(lowered):
+        before = _words_before(lowered, match.start(), 4)
+        if before[-1:] == ["than"]:
+            continue  # `less than half price` compares, it does not offer
+        after = _words_after(lowered, match.end(), 4)
+        if match.group("percent_off"):
+            share, relative = float(match.group("percent_off")) / 100, True
+        elif match.group("percent"):
+            share, relative = float(match.group("percent")) / 100, bool(match.group("off"))
+        else:
+            share, relative = FRACTIONS[match.group("share")], bool(match.group("off"))
+        if not 0 < share <= 1:
+            continue
+        found.append(PriceMention(
+            value=round(share * listing_price, 2), text=text[match.start():match.end()], start=match.start(), end=match.end(),
+            marked=True, relative=relative,
+            negated=_is_negated(_clause_before(lowered, match.start())) or _called_too_much(after),
+            reference=_is_reference(before, lowered[match.end():]),
+        ))
     return found
 
 
@@ -394,12 +477,14 @@ def find_prices(
                 continue  # `a 2012 civic`, `since 2015`; but `I can pay 2000` for a 2,150 rent is a price
         mentions.append(mention)
     mentions.extend(_word_mentions(text))
+    shares = _share_mentions(text, listing_price)
+    mentions = [m for m in mentions if not any(s.start <= m.start < s.end for s in shares)] + shares
     kept = []
     for mention in sorted(mentions, key=lambda m: m.start):
         value = mention.value
         if listing_price is not None and listing_price > 0:
-            if value > max_ratio * listing_price:
-                continue
+            if value > max_ratio * listing_price and not (mention.marked and value <= listing_price + SMALL_MARGIN):
+                continue  # but `the lowest I can go is $8` for a $2 listing is a price
             if not mention.marked and not mention.relative and value < MIN_UNMARKED_RATIO * listing_price:
                 continue
             if value != listing_price and ((value in numbers and not mention.marked) or value in money):
@@ -419,8 +504,14 @@ def find_price(
 ) -> float | None:
     """The price a speaker most likely proposes in `text`: the last one neither refused nor relative."""
     mentions = find_prices(text, listing_price=listing_price, listing_text=listing_text, max_ratio=max_ratio)
-    proposals = [m for m in mentions if not m.relative and not m.negated]
-    return proposals[-1].value if proposals else None
+    proposal = proposed(mentions)
+    return proposal.value if proposal is not None else None
+
+
+def proposed(mentions: Sequence[PriceMention]) -> PriceMention | None:
+    """The mention a speaker puts forward: the last one neither refused, relative nor a valuation."""
+    proposals = [m for m in mentions if not m.relative and not m.negated and not m.reference]
+    return proposals[-1] if proposals else None
 
 
 # ---------------------------------------------------------------------- the corpus parser's price tracker

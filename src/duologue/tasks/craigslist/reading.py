@@ -14,11 +14,13 @@ rule agent does, with `acts.ActTracker`).
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable
 
-from duologue.tasks.craigslist.prices import PriceMention, find_prices
+from duologue.tasks.craigslist.prices import PriceMention, find_prices, proposed
 
 SHORTHAND = {
     "u": "you", "ur": "your", "r": "are", "thx": "thanks", "thnx": "thanks", "ty": "thanks", "pls": "please",
@@ -70,9 +72,17 @@ PRICE_QUESTION = re.compile(
 )
 GREETING = re.compile(r"^(hi|hey|hello|howdy|hiya|good (?:morning|afternoon|evening)|greetings|yo)\b")
 LEAVING = re.compile(
-    r"\b(bye|goodbye|good luck|not interested|no thanks|no thank you|forget it|i'?m out|i'?ll pass|"
-    r"never ?mind|have a (?:good|nice) (?:day|one)|take care|i'?ll look elsewhere|find something else)\b"
+    r"\b(look(?:ing)? (?:somewhere|elsewhere|around)|somewhere else|elsewhere|find (?:something|another|one) else|"
+    r"keep looking|i'?ll pass|no deal|(?:we )?(?:could ?n'?t|could not|can'?t|cannot) (?:agree\w*|make (?:a|this) deal|make it work)|"
+    r"not interested|forget it|never ?mind|nvm|i'?m out|walk away|thanks? (?:you )?(?:anyway|though)|best of luck|"
+    r"good luck(?! (?:trying|finding|getting))|thanks for your time|goodbye|bye)\b"
 )
+"""Words that end a negotiation without a deal (`ok nevermind, I'll look elsewhere`); `good luck trying to find
+someone` is a threat, not a goodbye."""
+FAREWELL = re.compile(r"\b(have a (?:good|nice|great) (?:day|night|one|evening|weekend)|take care(?! of))\b")
+CLOSING = re.compile(r"\b(sorry|can'?t|cannot|too (?:much|high|low|expensive)|afford|for your time|considering)\b")
+"""With a farewell, these make it a goodbye without a deal (`thanks for considering it. have a good night`)."""
+DEAL_DONE = re.compile(r"\b(doing business|pleasure|enjoy (?:it|the)|see you|pick (?:it )?up)\b")
 
 
 @dataclass
@@ -128,8 +138,8 @@ def read_message(text: str, *, listing_price: float | None = None, listing_text:
     clean = normalize(text)
     reading = Reading(text=text)
     reading.prices = find_prices(text, listing_price=listing_price, listing_text=listing_text)
-    proposals = [m for m in reading.prices if not m.relative and not m.negated]
-    reading.price = proposals[-1].value if proposals else None
+    proposal = proposed(reading.prices)
+    reading.price = proposal.value if proposal is not None else None
     reading.refused = [m.value for m in reading.prices if m.negated and not m.relative]
     relative = [m for m in reading.prices if m.relative]
     reading.relative = relative[-1].value if relative else None
@@ -148,10 +158,36 @@ def read_message(text: str, *, listing_price: float | None = None, listing_text:
             reading.agree = False
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", clean) if s.strip()]
     reading.question = "?" in text or any(QUESTION_START.match(s) for s in sentences)
-    reading.asks_price = bool(PRICE_QUESTION.search(clean))
+    reading.asks_price = _asks_price(sentences)
     reading.greeting = bool(GREETING.match(clean))
-    reading.leaving = bool(LEAVING.search(clean))
+    reading.leaving = _leaving(clean, reading)
+    if reading.leaving:
+        reading.agree = False  # `ok nevermind, I'll look elsewhere` agrees to nothing
     return reading
+
+
+def _asks_price(sentences: list[str]) -> bool:
+    """A question about the price; `how much is the deposit` asks about the deposit, not the price."""
+    for sentence in sentences:
+        match = PRICE_QUESTION.search(sentence)
+        if match is None:
+            continue
+        if match.group() == "how much" and any(ask.search(sentence) for _, ask, _ in _TOPIC_PATTERNS):
+            continue
+        return True
+    return False
+
+
+def _leaving(clean: str, reading: Reading) -> bool:
+    """Whether the speaker ends the negotiation without a deal; a message naming a price still bargains."""
+    if DEAL_DONE.search(clean):
+        return False
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n|\.{2,}", clean) if s.strip()]
+    leave = [i for i, s in enumerate(sentences) if LEAVING.search(s) or (FAREWELL.search(s) and CLOSING.search(clean))]
+    if not leave:
+        return False
+    priced = [i for i, s in enumerate(sentences) if re.search(r"\d", s)]
+    return reading.price is None or not priced or leave[-1] > priced[-1]
 
 
 # ---------------------------------------------------------------------- the corpus parser's cues
@@ -190,3 +226,171 @@ def parser_cues(text: str, tokens: list[str]) -> list[str]:
     if AGREEMENT_CUE.fullmatch(text):
         cues.append("agree")
     return cues
+
+
+# ---------------------------------------------------------------------- questions about the item
+#
+# A buyer's question is answered from the listing or honestly deflected: a line is given only when
+# it speaks to the question's topic (`how many miles` needs a line with miles in it), never a random
+# line. Each topic pairs the words that ask about it with the words a listing line needs to answer it.
+
+TOPICS: tuple[tuple[str, str, str], ...] = (
+    # (topic, question cue, listing cue); the first topic a question sentence names is the one asked
+    ("schools", r"\bschools?\b", r"\bschools?\b"),
+    ("noise", r"\bquiet|noisy|noise\b", r"\bquiet|noise|peaceful\b"),
+    ("deposit", r"\bdeposit", r"\bdeposit"),
+    ("pets", r"\bpets?\b|\bdogs?\b|\bcats?\b|\banimals?\b", r"\bpets?\b|\bdogs?\b|\bcats?\b|\banimals?\b"),
+    ("smoking", r"\bsmok", r"\bsmok"),
+    ("utilities", r"\butilit|\bwater\b|\bgas\b|\belectric|\binternet|\bwifi|\bcable tv|\bgarbage|\bbills?\b",
+     r"\butilit|\bwater\b|\bgarbage|\bsewer|\binternet|\bcable\b|\belectric|\bgas\b|\bowner pays"),
+    ("laundry", r"\blaundry|\bwasher|\bdryer|\bw/d\b|\bdishwasher", r"\blaundry|\bwasher|\bdryer|\bw/d\b|\bdishwasher"),
+    ("parking", r"\bparking|\bgarage|\bcarport", r"\bparking|\bgarage|\bcarport"),
+    ("lease", r"\blease|\bmonth to month|\bminimum stay|\bmove in", r"\blease|\bmonth to month|\bminimum|\bavailable (?:on|from)|\bmove in"),
+    ("mileage", r"\bmiles\b|\bmileage|\bodometer", r"\d[\d,.]*\s*k?\s*(?:miles|mi)\b|\bmileage|\bodometer"),
+    ("owner", r"\bowners?\b|\bowned by", r"\bowners?\b"),
+    ("title", r"\btitle\b|\baccidents?\b|\bcrash", r"\btitle\b|\baccidents?\b"),
+    ("unlocked", r"\bunlocked|\blocked\b|\bcarriers?\b|\bverizon|\bat&t|\bt-?mobile|\bsprint", r"\bunlocked|\blocked\b|\bcarriers?\b|\bgsm\b|\bverizon|\bat&t|\bt-?mobile|\bsprint"),
+    ("battery", r"\bbatter(?:y|ies)", r"\bbatter(?:y|ies)"),
+    ("tires", r"\btires?\b|\btyres?\b|\bbrakes?\b|\bchain\b", r"\btires?\b|\btyres?\b|\bbrakes?\b|\bchain\b"),
+    ("service", r"\bmaintenance|\bservic|\btune|\boil change", r"\bmaintenance|\bservic|\btune|\boil\b"),
+    ("interior", r"\binterior|\binsides?\b|\bseats?\b", r"\binterior|\bseats?\b|\bupholster"),
+    ("color", r"\bcolou?r|\bis it (?:red|blue|black|white|green|grey|gray|silver|pink|brown)\b", r"\bcolou?r|\b(?:red|blue|black|white|green|grey|gray|silver|pink|brown|maple|cherry|gold)\b"),
+    ("material", r"\bfirm or soft|\bsoft\b|\bmaterial|\bmade of|\bwood\b|\bleather", r"\bplush|\bsoft\b|\bfirm\b|\bpillowtop|\bwood|\bleather|\bmaterials?\b|\bvinyl|\bsteel|\baluminum|\bcarbon"),
+    ("included", r"\bcome with|\binclud|\bcharger|\bcase\b|\bbox\b|\bbox springs?|\baccessor|\bcables?\b|\brails?\b",
+     r"\binclud|\bcomes with|\bcharger|\bcase\b|\boriginal box|\baccessor|\bcables?\b"),
+    ("capacity", r"\bhow many people|\bseats? how many|\bcan it fit|\bfit (?:how many|a crowd)", r"\bfits?\b|\bseats\b|\bcrowd|\bpeople\b"),
+    ("size", r"\bsize\b|\bhow (?:big|tall|wide|long|large)\b|\bdimensions?|\bmeasure|\bsq(?:uare)? f", r"\d\s*(?:\"|inch|in\b|cm|ft\b|feet|sq)|\bsize\b|\bdimensions?|\bmeasures?|\bwidth|\bdepth|\bheight"),
+    ("why", r"\bwhy (?:are you )?(?:selling|sell|getting rid|letting)", r"\bmoving|\bselling (?:to|because)|\bupgrad|\bno longer|\bheading|\bleaving|\bneed(?:s)? (?:the )?space|\bgone"),
+    ("usage", r"\bride it|\bused? it (?:a lot|much|often)|\bhow much (?:use|wear)|\bis it used\b|\bever used", r"\bused\b|\bbarely|\brarely|\bnever\b|\bmonths? ago|\bbought|\b\d0s\b"),
+    ("age", r"\bhow old|\bhow long (?:have you|ago|did you)|\bwhen did you (?:buy|purchase|get)|\bwhat year|\bage\b|\bowned\b",
+     r"\byears? old|\bmonths? (?:old|ago)|\bbought|\bpurchased|\bsince (?:19|20)\d\d|\b(?:19|20)\d\d\b|\b\d0s\b|\bbrand new|\bvintage"),
+    ("condition", r"\bcondition|\bshape\b|\bscratch|\bdamage|\bdents?\b|\bstains?\b|\brips?\b|\btears?\b|\bwrong\b|\bproblems?\b|\bissues?\b|\bdefect|\bwear\b|\bfix|\brepair|\bwork(?:s|ed|ing)?\b|\bfair\b",
+     r"\bcondition|\bshape\b|\bexcellent|\bmint\b|\blike new|\bscratch|\bstains?\b|\brips?\b|\btears?\b|\bdamage|\bdents?\b|\bwear\b|\bworks\b|\bworking|\buntested|\bbroken|\bneeds (?:new|repair|work|fixing)|\bvery good|\bgood\b|\bgreat\b|\bfair\b|\bperfect"),
+)
+_TOPIC_PATTERNS = [(name, re.compile(ask, re.I), re.compile(has, re.I)) for name, ask, has in TOPICS]
+MILEAGE_NOT_ODOMETER = re.compile(r"\buntil\b|\bup to\b|\bwarrant|\bpackage\b|\bevery\b", re.I)
+WONDER = re.compile(r"\b(?:curious|wondering|want to know|like to know|tell me)\b", re.I)
+"""A sentence with these words asks, even without a question mark (`Curious as to your pet policy`)."""
+AVAILABILITY = re.compile(r"\bstill (?:available|for sale|up|have)|\bis (?:it|this|the \w+) (?:still )?ava\w*ble\b|\bava\w*ble\s*\?|\bdo you (?:still )?have (?:a|an|the|it|this)\b.*\bfor sale|\bstill (?:selling|renting)", re.I)
+NEGOTIATION = re.compile(r"\bprice\b|\bmake a deal|\bmeet (?:me|you|at|in)\b|\bwhat if you|\bwould you (?:take|accept|sell|consider|do|go)|\bcan (?:we|you) (?:do|go|meet|lower|come)|\boffer\b|\bdeal\b|\bdiscount|\bnegotiat|\blower\b", re.I)
+SOCIAL = re.compile(r"\bhow are you|\bhow(?:'s| is| are)? (?:we|you|it) doing|\bwhat'?s up\b|\binterested in my\b|\binterest you\b|\bare you interested|\bhow(?:'s| is) (?:your|the) day", re.I)
+META = re.compile(r"\b(?:can|could|may) i ask\b|\bquestions? (?:about|for you)\b", re.I)
+DESCRIBE = re.compile(r"\btell me (?:more|a (?:bit|little)|about|some|anything)|\b(?:more|some) (?:info|information|details)|\binformation about|\bfeatures\b|\bdescribe\b|\banything (?:else )?i should know|\bwhy should i buy", re.I)
+
+
+@dataclass(frozen=True)
+class ListingAnswer:
+    """How to answer a question about the item: a listing line, any line (`tell me about it`), or a deflection."""
+
+    kind: str
+    """`line` (answer with `line`), `describe` (any line will do), `deflect` (the listing does not say), or `other` (not a question about the item)."""
+    line: int | None = None
+    """Index into the listing's lines (title first, then the description)."""
+    topic: str | None = None
+    """What was asked about (`mileage`, `deposit`), when a topic was recognised."""
+    text: str | None = None
+    """The sentence of that line that speaks to the question."""
+
+
+def _question_sentences(text: str) -> list[str]:
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", text) if s.strip()]
+    return [s for s in sentences if s.endswith("?") or WONDER.search(s) or (QUESTION_START.match(s.lower()) and not re.match(r"(?i)what an? ", s))]
+
+
+def answer_question(text: str, lines: list[str]) -> ListingAnswer:
+    """Which line of the listing (title first, then description) answers `text`, or how else to reply.
+
+    A line answers only when it speaks to the topic asked about; a topic the listing is silent on is
+    deflected, so a question about the deposit never gets a line about bike storage.
+    """
+    questions = _question_sentences(text)
+    if not questions:
+        return ListingAnswer("other")
+    asked = " ".join(questions)
+    unanswered = None
+    for sentence in questions:
+        topic = next(((name, has) for name, ask, has in _TOPIC_PATTERNS if ask.search(sentence)), None)
+        if topic is None:
+            continue
+        found = _answering_line(topic[0], topic[1], lines, sentence)
+        if found is not None:
+            return ListingAnswer("line", found, topic[0], _answering_sentence(lines[found], topic[1]))
+        unanswered = unanswered or topic[0]
+    if unanswered is not None:
+        return ListingAnswer("deflect", None, unanswered)
+    if DESCRIBE.search(asked):
+        return ListingAnswer("describe")
+    if AVAILABILITY.search(asked) or SOCIAL.search(asked) or NEGOTIATION.search(asked) or META.search(asked) or PRICE_QUESTION.search(normalize(asked)):
+        return ListingAnswer("other")
+    overlap = _overlapping_line(asked, lines)
+    return ListingAnswer("line", overlap, None, lines[overlap].strip()) if overlap is not None else ListingAnswer("deflect")
+
+
+def _answering_sentence(line: str, has: re.Pattern[str]) -> str:
+    """The sentence of a long listing line that speaks to the topic (the whole line when short)."""
+    parts = [part.strip() for part in re.split(r"(?<=[.!?])\s+", line.strip()) if part.strip()]
+    return next((part for part in parts if has.search(part)), line.strip())
+
+
+def _answering_line(topic: str, has: re.Pattern[str], lines: list[str], question: str) -> int | None:
+    """The description line (else the title) that speaks to `topic`, preferring one sharing the question's words."""
+    words = _content_words(question)
+    best: tuple[int, int] | None = None
+    for index, line in enumerate(lines):
+        if not has.search(line) or (topic == "mileage" and MILEAGE_NOT_ODOMETER.search(line)):
+            continue
+        score = (0 if index == 0 else 100) + len(words & _content_words(line))
+        if best is None or score > best[0]:
+            best = (score, index)
+    return best[1] if best is not None else None
+
+
+_STOP = frozenset("the a an is it its it's this that these those are was were be been do does did you your i my me we our they them of to in on for with and or but so if at by from as have has had can could would will should any some there what how when where why which who about just really very".split())
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 3 and w not in _STOP}
+
+
+def _overlapping_line(question: str, lines: list[str]) -> int | None:
+    """A description line sharing two content words with the question, when no topic was recognised."""
+    words = _content_words(question)
+    scored = [(len(words & _content_words(line)), index) for index, line in enumerate(lines) if index > 0]
+    scored = [item for item in scored if item[0] >= 2]
+    return max(scored)[1] if scored else None
+
+
+# ---------------------------------------------------------------------- the labelled sets
+#
+# `price_labels.jsonl`, `question_labels.jsonl` and `leaving_labels.jsonl` (next to this module) label
+# messages of the corpus's validation split by dialogue id and event index; the text stays in the
+# corpus. Each item has a `split`: `dev` (tuned on), `test` and, for prices, `heldout` (labelled after
+# the tuning, never tuned on). See `benchmarks/bench_craigslist_understanding.py`.
+
+
+@dataclass(frozen=True)
+class LabelledMessage:
+    """One labelled message with its listing (title first, then the description)."""
+
+    split: str
+    text: str
+    listing_price: float
+    lines: list[str]
+    label: dict
+
+
+def labelled_messages(name: str, corpus: str | Path) -> list[LabelledMessage]:
+    """The items of one labelled set (`price`, `question`, `leaving`) joined with the corpus file they point into."""
+    from importlib import resources
+
+    dialogues = {d["uuid"]: d for d in json.loads(Path(corpus).read_text(encoding="utf-8"))}
+    text = resources.files("duologue.tasks.craigslist").joinpath(f"{name}_labels.jsonl").read_text(encoding="utf-8")
+    items = []
+    for row in map(json.loads, text.splitlines()):
+        dialogue = dialogues[row["dialogue"]]
+        item = dialogue["scenario"]["kbs"][0]["item"]
+        items.append(LabelledMessage(
+            split=row["split"], text=dialogue["events"][row["event"]]["data"], listing_price=float(item["Price"]),
+            lines=[item["Title"], *item["Description"]], label=row,
+        ))
+    return items
