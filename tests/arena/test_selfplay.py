@@ -64,3 +64,57 @@ def test_report_refuses_dialogues_not_played_here():
     dialogue = Dialogue(id="x", task="casino", parties=[{"id": "a", "kind": "human"}, {"id": "b", "kind": "human"}])
     with pytest.raises(ValueError, match="not played by duologue"):
         report([dialogue])
+
+
+def test_both_ways_of_resampling_agree_with_the_normal_interval():
+    import math
+
+    from duologue.arena.report import bootstrap_counts
+
+    n, p = 4000, 0.3  # few distinct values: one multinomial draw per resample
+    share = bootstrap_counts([0.0, 1.0], [int(n * (1 - p)), int(n * p)], seed=1)
+    half = 1.96 * math.sqrt(p * (1 - p) / n)
+    assert share.n == n and share.mean == pytest.approx(p)
+    assert share.low == pytest.approx(p - half, abs=0.004) and share.high == pytest.approx(p + half, abs=0.004)
+    values = [float(v) for v in range(400)]  # every value distinct: drawn one by one
+    spread = bootstrap_mean(values, seed=1)
+    sd = math.sqrt(sum((v - 199.5) ** 2 for v in values) / 400)
+    assert spread.low == pytest.approx(199.5 - 1.96 * sd / 20, rel=0.02) and spread.high == pytest.approx(199.5 + 1.96 * sd / 20, rel=0.02)
+    assert bootstrap_mean(values, seed=1) == spread  # seeded
+
+
+def test_the_report_streams_and_keeps_counts_not_dialogues(coins):
+    from duologue.arena.report import ReportBuilder
+
+    config = PlayConfig(task=coins, agents=["random", "random"], episodes=30, seed=5)
+    lines = list(run_selfplay(config))
+    builder = ReportBuilder()
+    for line in lines:
+        builder.add_line(line)
+    [streamed] = builder.reports()
+    assert streamed == report(Dialogue.model_validate_json(line) for line in lines)[0]
+    assert not any(isinstance(value, Dialogue) for value in vars(builder).values())
+    kept = sum(len(seen) for columns in builder._values.values() for seen in columns.values())
+    assert kept < 30 * len(streamed.metrics)  # distinct values, not one entry per episode
+
+
+def test_a_long_partial_last_line_is_cut_and_earlier_lines_read_back(coins, tmp_path: Path):
+    from duologue.arena.selfplay import drop_partial_last_line, run_lines
+
+    out = tmp_path / "run.jsonl"
+    config = PlayConfig(task=coins, agents=["random", "random"], episodes=3, seed=2)
+    assert len(list(run_selfplay(config, out=out))) == 3
+    whole = out.stat().st_size
+    with out.open("ab") as handle:
+        handle.write(b'{"id": "' + b"x" * 200_000)  # longer than one block read from the end
+    drop_partial_last_line(out)
+    assert out.stat().st_size == whole
+    more = PlayConfig(**{**config.model_dump(), "episodes": 5})
+    assert len(list(run_selfplay(more, out=out))) == 2
+    assert len(list(run_lines(out, more, before=whole))) == 3
+    assert len(list(run_lines(out, more))) == 5
+    assert list(run_lines(out, PlayConfig(**{**config.model_dump(), "seed": 9}))) == []
+    headless = tmp_path / "cut.jsonl"
+    headless.write_bytes(b'{"no newline at all"')
+    drop_partial_last_line(headless)
+    assert headless.read_bytes() == b""

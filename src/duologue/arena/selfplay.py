@@ -111,7 +111,7 @@ def run_selfplay(
         done = finished_episodes(out, config)
         todo = [n for n in todo if n not in done]
         out.parent.mkdir(parents=True, exist_ok=True)
-        _drop_partial_last_line(out)
+        drop_partial_last_line(out)
     lines = run_episodes(EpisodeJob(config, dict(tasks.TASKS)), todo, backend=backend, workers=workers, address=address)
     handle = out.open("ab") if out is not None else None
     try:
@@ -128,12 +128,44 @@ def run_selfplay(
             handle.close()
 
 
-def _drop_partial_last_line(out: Path) -> None:
-    """Cut a last line left unfinished by a killed run, so appended episodes start on a fresh line."""
-    if not out.exists() or out.stat().st_size == 0:
+def drop_partial_last_line(out: Path) -> None:
+    """Cut a last line left unfinished by a killed run, so appended episodes start on a fresh line.
+
+    Reads backwards from the end a block at a time: the file may hold 100k episodes.
+    """
+    if not out.exists():
         return
-    data = out.read_bytes()
-    if data.endswith(b"\n"):
-        return
-    cut = data.rfind(b"\n")
-    out.write_bytes(data[: cut + 1] if cut >= 0 else b"")
+    with out.open("r+b") as handle:
+        end = handle.seek(0, 2)
+        position = end
+        while position > 0:
+            start = max(0, position - 65536)
+            handle.seek(start)
+            block = handle.read(position - start)
+            if position == end and block.endswith(b"\n"):
+                return
+            cut = block.rfind(b"\n")
+            if cut >= 0:
+                handle.truncate(start + cut + 1)
+                return
+            position = start
+        handle.truncate(0)
+
+
+def run_lines(out: Path, config: PlayConfig, *, before: int | None = None) -> Iterator[bytes]:
+    """The lines of `out` from `config`'s run (same task and run seed, any agents), one at a time.
+
+    `before`: only the lines that start before this byte offset (what a file held before a run
+    appended to it). Lines cut short or unreadable are skipped.
+    """
+    with out.open("rb") as handle:
+        while before is None or handle.tell() < before:
+            line = handle.readline()
+            if not line:
+                break
+            try:
+                meta = orjson.loads(line).get("meta", {})
+            except orjson.JSONDecodeError:
+                continue
+            if meta.get("task_id") == config.task and meta.get("run_seed") == config.seed:
+                yield line.rstrip(b"\n")
