@@ -15,6 +15,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from duologue.arena.specs import AGENTS_FORMS, split_agent_specs
+
 console = Console()
 errors = Console(stderr=True, soft_wrap=True)
 
@@ -24,15 +26,10 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
-def split_specs(values: list[str]) -> list[str]:
-    """`--agents rule,random -a modular` -> ["rule", "random", "modular"] (repeats dropped, order kept)."""
-    specs = [spec.strip() for value in values for spec in value.split(",") if spec.strip()]
-    return list(dict.fromkeys(specs))
-
-
 def tournament_command(
+    ctx: typer.Context,
     task: Annotated[str, typer.Option("--task", "-t", help="Task id, e.g. casino-v0 (see `duologue tasks`).")],
-    agents: Annotated[list[str], typer.Option("--agents", "-a", help="Agent specs, comma-separated or repeated: rule,random,modular.")],
+    agents: Annotated[list[str], typer.Option("--agents", "-a", help=f"Agent specs (repeats dropped), {AGENTS_FORMS}.")],
     episodes: Annotated[int, typer.Option("-n", "--episodes", min=1, help="Episodes per ordered pairing.")] = 50,
     workers: Annotated[int, typer.Option(min=1, help="Processes playing in parallel.")] = 1,
     seed: Annotated[int, typer.Option(help="Run seed: every pairing plays the same scenarios; also seeds the bootstrap.")] = 0,
@@ -52,7 +49,7 @@ def tournament_command(
     from duologue.llm.settings import LLMConfigError, LLMError
     from duologue.tasks import UnknownNameError
 
-    specs = split_specs(agents)
+    specs = list(dict.fromkeys(split_agent_specs(agents, ctx.args)))  # a pairing of a spec with itself says nothing
     if output_format not in ("table", "json"):
         raise _fail(f"--format {output_format!r}: use table or json")
     if backend not in BACKENDS:
