@@ -56,6 +56,18 @@ DESCRIBE_BELIEF = 0.4
 DESCRIBE_LEFT = 3
 GUESS_AFTER = 8
 """After this many messages of its own, the agent selects its best guess rather than talk on."""
+CORRECTION = re.compile(r"\b(?:i meant|i mean|meant to say|sorry,? (?:i|that|my)|actually|correction|typo|scratch that|my bad|wait,? no|oops)\b")
+"""Words with which people correct what they just said (`sorry, I meant Rice, not Yale`)."""
+GENERIC_NAME_WORDS = frozenset(
+    """
+    university college institute school academy center laboratories laboratory labs inc inc. corporation corp company co
+    group holdings technologies technology systems international services bank partners industries associates
+    of the and at in for &
+    """.split()
+)
+"""Words that never end a short form of a school or company: `Young University` or `Laboratories` alone name nothing."""
+PLACE_HEADS = frozenset({"New York", "Indiana"})
+"""Heads of school names that, alone, name a place rather than the school."""
 VALUE_LIST_SIZE = {"Time Preference": 3, "Location Preference": 2}
 """How many values an attribute has; other attributes are treated as open lists."""
 OPEN_LIST_SIZE = 15
@@ -131,7 +143,7 @@ class Speaker:
         short = _short_forms(attribute, value) if attribute in ("School", "Company") else []
         if short and self.rng.random() < 0.3:
             return self.rng.choice(short)
-        return value.lower() if self.rng.random() < 0.2 else value
+        return value  # a name as the list writes it
 
     def verb(self, attribute: str, value: str, plural: bool) -> str:
         plural_form, singular_form = self.rng.choice(VERBS.get(attribute, [("have {v}", "has {v}")]))
@@ -156,23 +168,35 @@ class Speaker:
 
 @lru_cache(maxsize=4096)
 def _short_forms(attribute: str, value: str) -> list[str]:
-    """Shorter ways to write a value (its hand-written aliases, distinctive parts of its name) that
-    the project's lexicon maps to this value alone."""
+    """Shorter ways to write a value that the project's lexicon maps to this value alone: the head of the
+    name as the list writes it, when only generic words follow (`Brigham Young` University, `Abbott`
+    Laboratories, `McKinsey` & Company; never `Young University` or `Laboratories`), and a school's
+    hand-written initials (`BYU`)."""
     lexicon = default_lexicon()
-    words = normal_words(value)
-    aliases = [normal_words(alias) for alias in curated_aliases(attribute, value)]
-    parts = [words[i:j] for i in range(len(words)) for j in range(i + 1, len(words) + 1) if (i, j) != (0, len(words))]
-    found = []
-    for phrase in aliases + parts:
+
+    def unique(phrase: tuple[str, ...]) -> bool:
         entries = lexicon.phrases.get(phrase, [])
-        text = " ".join(phrase)
-        if not (len(entries) == 1 and (entries[0].attribute, entries[0].value) == (attribute, value) and not entries[0].needs_capital and len(text) >= 3):
+        return len(entries) == 1 and (entries[0].attribute, entries[0].value) == (attribute, value) and not entries[0].needs_capital
+
+    written = value.split()
+    found = []
+    for j in range(1, len(written)):
+        head, rest = written[:j], written[j:]
+        if head[-1].lower().strip(",.") in GENERIC_NAME_WORDS or head[0].lower() in GENERIC_NAME_WORDS:
             continue
-        if phrase in aliases and len(phrase) == 1 and len(text) <= 4:
-            if attribute == "School":  # UNC, MIT, UCLA: how people write schools; company tickers are not
-                found.append(text.upper())
-        else:
-            found.append(text.title())
+        if "of" in (word.lower() for word in rest) or " ".join(head) in PLACE_HEADS:
+            continue  # `Massachusetts` Institute of Technology, `New York` University: a place, not the school
+        if all(word.lower().strip(",.") in GENERIC_NAME_WORDS or word == "&" for word in rest):
+            text = " ".join(head).rstrip(",")
+            if len(text) >= 3 and unique(normal_words(text)):
+                found.append(text)
+    if attribute == "School":  # UNC, MIT, UCLA: how people write schools; company tickers are not
+        for alias in curated_aliases(attribute, value):
+            phrase = normal_words(alias)
+            if len(phrase) == 1 and 3 <= len(phrase[0]) <= 4 and unique(phrase):
+                # initials are capitals (`BYU`); a clipped word is a name (`Penn` from Pennsylvania)
+                clipped = any(word.lower().startswith(phrase[0]) for word in written)
+                found.append(phrase[0].capitalize() if clipped else phrase[0].upper())
     return list(dict.fromkeys(found))
 
 
@@ -208,6 +232,9 @@ class MutualFriendsRuleAgent(Agent):
         self.pending_questions: list[Pattern] = []
         self.pending_attributes: list[str] = []
         self.pending_absent: list[Entity] = []
+        self.changed: dict[Entity, float] = {}
+        """Each entity weight the message being read changed, with its weight before (to undo on a correction)."""
+        self.last_changed: dict[Entity, float] = {}
         self.partner_has: set[Entity] = set()
         """Entities the partner said (or showed) its friends have."""
         self.certain: int | None = None
@@ -279,10 +306,32 @@ class MutualFriendsRuleAgent(Agent):
                 self._raise((attribute, str(item[attribute])), 0.5)
 
     def _raise(self, entity: Entity, amount: float) -> None:
+        self.changed.setdefault(entity, self.weights.get(entity, 0.0))
         self.weights[entity] = self.weights.get(entity, 0.0) + amount
 
     def _cut_entity(self, entity: Entity, amount: float = KILL) -> None:
+        self.changed.setdefault(entity, self.weights.get(entity, 0.0))
         self.weights[entity] = min(self.weights.get(entity, 0.0), 0.0) + amount
+
+    def _retract(self, parse: Parse) -> set[Entity]:
+        """A self-correction (`sorry, I meant Rice, not Yale`): undo what the previous message said about the
+        values it takes back, the ones it negates or replaces with another value of the same attribute."""
+        if not self.last_changed or not CORRECTION.search(parse.text.lower()):
+            return set()
+        restated = {e for m in parse.positives for e in self._mine(m)}
+        negated = {e for m in parse.negatives for e in self._mine(m)}
+        taken_back = {e for e in self.last_changed if e in negated or (e[0] in {r[0] for r in restated} and e not in restated)}
+        for entity in taken_back:
+            self.weights[entity] = self.last_changed[entity]
+            self.partner_has.discard(entity)
+            self.pending_absent = [e for e in self.pending_absent if e != entity]
+        return taken_back
+
+    def _count_weight(self, count: int) -> float:
+        """What `k of mine have it` says: the mutual friend is one of the partner's N, so it has the value
+        with odds k : (N - k). `only one of mine is outdoorsy` is evidence against outdoor when N > 2."""
+        n = max(len(self.friends), count + 1)
+        return math.log((count + 0.5) / (n - count + 0.5))
 
     def _shift_pattern(self, pattern: Pattern, amount: float = KILL) -> None:
         """Add `amount` to the score of every friend that fits the pattern (negative rules them out)."""
@@ -295,6 +344,12 @@ class MutualFriendsRuleAgent(Agent):
         return [e for e in (mention.entity, *mention.alternatives) if e[0] in self.attributes]
 
     def _understand(self, parse: Parse) -> None:
+        self.changed = {}
+        taken_back = self._retract(parse)
+        self._weigh(parse, taken_back)
+        self.last_changed = self.changed
+
+    def _weigh(self, parse: Parse, taken_back: set[Entity]) -> None:
         # a bare yes / no answers the agent's own last question
         if parse.reply and self.last_question is not None:
             if parse.reply == "no":
@@ -315,7 +370,7 @@ class MutualFriendsRuleAgent(Agent):
         for mention in parse.mentions:
             by_clause.setdefault(mention.clause, []).append(mention)
         for clause in by_clause.values():
-            negated = [m for m in clause if m.negated and self._mine(m)]
+            negated = [m for m in clause if m.negated and self._mine(m) and not set(self._mine(m)) & taken_back]
             if not negated:
                 continue
             positive = [m for m in clause if not m.negated and self._mine(m)]
@@ -346,8 +401,10 @@ class MutualFriendsRuleAgent(Agent):
             entities = self._mine(mention)
             if not entities:
                 continue
-            if mention.count is not None:
-                amount = 0.5 + 0.25 * min(mention.count, 6)
+            if mention.count is not None and not mention.question:
+                amount = self._count_weight(mention.count)
+            elif mention.count is not None:
+                amount = 0.7
             elif mention.quantity in ("all", "many"):
                 amount = 1.5
             else:
