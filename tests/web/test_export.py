@@ -14,7 +14,7 @@ from duologue.core.episode import play_episode
 from duologue.core.schema import Dialogue
 from duologue.data.compare import record_differences
 from duologue.data.io import read_corpus, read_dialogues
-from duologue.tasks import CORPUS_FORMATS, corpus_format, make
+from duologue.tasks import CORPUS_FORMATS, corpus_format, make, specs
 from duologue.web.export import JSONL_NAME, MANIFEST_NAME, export_folder, export_zip, formats_by_task
 from duologue.web.questionnaires import forms_for, with_ratings
 
@@ -229,13 +229,11 @@ def test_corpus_dialogues_export_back_to_their_own_records(tmp_path, fixtures):
     assert record_differences(json.loads(source.read_text()), json.loads((tmp_path / "native/casino/casino.json").read_text())) == []
 
 
-def test_every_task_family_has_a_writer():
-    assert {family: fmt.name for family, fmt in formats_by_task().items()} == {
-        "mutualfriends": "mutualfriends",
-        "craigslist": "craigslist",
-        "casino": "casino",
-        "openchat": "duo",
-    }
+def test_every_task_family_with_a_corpus_has_its_writer():
+    """The writer of each family is the corpus format its tasks' specs name."""
+    found = {family: fmt.name for family, fmt in formats_by_task().items()}
+    expected = {task_spec.family: task_spec.corpus for task_spec in specs() if task_spec.corpus is not None}
+    assert expected and {family: found.get(family) for family in expected} == expected
 
 
 @pytest.mark.corpus

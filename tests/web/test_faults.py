@@ -290,7 +290,7 @@ def test_a_stale_event_count_in_redis_loses_no_move_and_doubles_none(tmp_path, r
 
     from duologue.core import actions
     from duologue.web.cluster import PREFIX, Cluster
-    from duologue.web.live import LiveHub
+    from duologue.web.hub import LiveHub
     from duologue.web.study import Partner, Study
     from web.conftest import fast_settings
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any, Callable
 
 from fastapi.testclient import TestClient
+
+from duologue.core import moves
 
 ADMIN = "test-admin-token"
 """The admin token of the test apps."""
@@ -48,22 +51,26 @@ def pair_two(client: TestClient, study: str, first: str = "alice", second: str =
     return paired_a["url"].rsplit("/", 1)[1], paired_b["url"].rsplit("/", 1)[1]
 
 
+LEAVING = ("quit", "walk", "leave", "reject")
+"""Move kinds a cooperative test person does not make on their own (it would end or stall the dialogue)."""
+
+
 def next_move(state: dict[str, Any], said: int) -> dict[str, Any]:
-    """A simple person-like move for any task from the party's own view."""
-    legal, family = state["legal"], state["family"]
-    if "accept-deal" in legal:
-        return {"kind": "accept-deal"}
-    if "accept" in legal:
-        return {"kind": "accept"}
-    if family == "casino" and "submit-deal" in legal and said >= 1:
-        return {"kind": "submit-deal", "mine": {"Food": 1, "Water": 1, "Firewood": 1}, "theirs": {"Food": 2, "Water": 2, "Firewood": 2}}
-    if family == "craigslist" and "offer" in legal and said >= 1:
-        return {"kind": "offer", "price": float(state["public"]["listing_price"])}
-    if family == "mutualfriends" and "select" in legal and said >= 1:
-        return {"kind": "select", "item": state["items"][said % len(state["items"])]}
+    """A simple person-like move for any task, read from the party's own view and action schema:
+    accept what is proposed, talk first, then make one of the task's own moves (drawn from the
+    schema with a seed, so a split adds up and a selection names one of the party's rows)."""
+    schema = state["schema"]
+    legal = moves.kinds(schema)
+    for kind in legal:
+        if kind.startswith("accept"):
+            return {"kind": kind}
+    own = [kind for kind in legal if kind != "say" and not kind.startswith(LEAVING)]
+    if own and (said >= 1 or "say" not in legal):
+        option = moves.option(schema, own[said % len(own)])
+        return moves.sample(option, random.Random(f"{state['dialogue']}:{state['party']}:{said}"))
     if "say" in legal:
         return {"kind": "say", "text": ["Hi there, how are you doing today?", "I see. Tell me more about what you need.", "That sounds fair to me, let us settle it."][said % 3]}
-    return {"kind": legal[0]}
+    return {"kind": legal[0]} if legal else {"kind": state["legal"][0]}
 
 
 def play_to_the_end(ws, seen: list | None = None, limit: int = 120) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from fastapi.templating import Jinja2Templates
 
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.limits import LimitsMiddleware, MoveLimit
-from duologue.web.live import LiveHub
+from duologue.web.hub import LiveHub
 from duologue.web.matchmaker import Matchmaker
 from duologue.web.settings import Settings
 from duologue.web.storage import Storage, StorageUnavailable
@@ -173,9 +173,9 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
-    from duologue.web.routers import admin, chat, lobby, questionnaires, ratings
+    from duologue.web.routers import admin, chat, lobby, questionnaires, ratings, tasks
 
-    for module in (lobby, chat, questionnaires, ratings, admin):
+    for module in (lobby, chat, questionnaires, ratings, admin, tasks):
         app.include_router(module.router)
 
     @app.exception_handler(HTTPException)

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from duologue.web.cluster import ClusterUnavailable
-from duologue.web.live import LiveHub
+from duologue.web.hub import LiveHub
 from duologue.web.storage import Seat, Storage, StorageUnavailable
 from duologue.web.study import Partner, ScenarioPool, Study
 

@@ -1,7 +1,8 @@
 """Questionnaires defined as data, checked answers turned into `Rating`s, and completion codes.
 
-A questionnaire is a YAML or JSON file in `duologue/web/questionnaires/` (or anywhere, loaded with
-`load_questionnaire`):
+A questionnaire is a YAML or JSON file. A task ships its own under `questionnaires/` of its
+resources, named by its spec (`TaskSpec.questionnaires`: `party` for the people who played it,
+`rater` for third-party raters); any other file is loaded with `load_questionnaire`:
 
 ```
 id: casino-post-negotiation
@@ -14,7 +15,7 @@ items:
                                   # third_party: a rater reading the transcript
     roles: [user]                 # optional, party items only: which party roles answer it
     about: dialogue               # what is rated: dialogue | partner | each_party | role:<role>
-    tasks: [casino]               # task ids (casino-v0) or task families (casino)
+    tasks: [casino]               # optional: task ids (casino-v0) or families (casino) it is asked in
     scale: {kind: ordinal, labels: [Extremely dissatisfied, ..., Extremely satisfied]}
     # or a numeric scale: {kind: ordinal, low: 1, high: 5}, with optional low_label / high_label
     value_type: int               # numeric answers are stored as int or float (DUO's files hold 4.0)
@@ -48,7 +49,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import import_module
+from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping
 
@@ -59,7 +60,6 @@ from duologue.core.schema import Dialogue, Model, Party, Rating, Scale
 
 Respondent = Literal["party", "third_party"]
 RESPONDENTS: tuple[str, ...] = ("party", "third_party")
-QUESTIONNAIRE_FOLDER = Path(__file__).with_name("questionnaires")
 QUESTIONNAIRE_SUFFIXES = (".yaml", ".yml", ".json")
 ROLE_PREFIX = "role:"
 TARGET_SEPARATOR = "@"
@@ -83,13 +83,14 @@ class Item(Model):
     question: str = Field(min_length=1)
     scale: Scale
     respondent: Respondent
-    tasks: list[str] = Field(min_length=1)
-    """Task ids (`openchat-ed-v0`) or task families (`openchat`) the item is asked in."""
+    tasks: list[str] | None = Field(default=None, min_length=1)
+    """Task ids (`mytask-v0`) or task families the item is asked in; None = every task whose
+    spec names this questionnaire."""
     roles: list[str] | None = None
-    """Party items only: the party roles that answer it (DUO: only the `user`); None = every party."""
+    """Party items only: the party roles that answer it (e.g. only the `user`); None = every party."""
     about: str = "dialogue"
     """`dialogue` (target None), `partner` (the other party), `each_party` (one answer per party),
-    or `role:<role>` (the party with that role, e.g. DUO's `role:system`, the bot)."""
+    or `role:<role>` (the party with that role, e.g. `role:system`, the bot)."""
     required: bool = True
     value_type: Literal["int", "float"] = "int"
     """How numeric answers are stored; labelled scales store the label."""
@@ -128,7 +129,7 @@ class Item(Model):
 
     def applies_to(self, task_id: str, respondent: str, role: str | None = None) -> bool:
         """Whether this item is asked of this respondent (with this party role) in this task."""
-        if respondent != self.respondent or not set(self.tasks) & task_names(task_id):
+        if respondent != self.respondent or (self.tasks is not None and not set(self.tasks) & task_names(task_id)):
             return False
         return self.roles is None or role in self.roles
 
@@ -145,7 +146,7 @@ class Questionnaire(Model):
     def _ids_unambiguous(self) -> "Questionnaire":
         seen: dict[tuple[str, str, str], int] = {}
         for index, item in enumerate(self.items):
-            for task in item.tasks:
+            for task in item.tasks or ["*"]:
                 key = (item.id, item.respondent, task)
                 if key in seen:
                     raise ValueError(f"items[{index}] and items[{seen[key]}] both ask {item.id!r} of a {item.respondent} in {task!r}")
@@ -197,10 +198,42 @@ def load_questionnaires(folder: Path | str) -> dict[str, Questionnaire]:
     return catalogue
 
 
-@lru_cache(maxsize=1)
+PURPOSE = {"party": "party", "third_party": "rater"}
+"""Respondent kind -> the purpose a task spec names its questionnaire file by."""
+
+
 def builtin_questionnaires() -> dict[str, Questionnaire]:
-    """The questionnaires duologue ships (CaSiNo, DUO user and rater, CoCoA user and rater)."""
-    return load_questionnaires(QUESTIONNAIRE_FOLDER)
+    """Every registered task's own questionnaires, by id (tasks may share one file's id)."""
+    from duologue.tasks import task_ids
+
+    return _catalogue(tuple(task_ids()))
+
+
+@lru_cache(maxsize=8)
+def _catalogue(task_ids: tuple[str, ...]) -> dict[str, Questionnaire]:
+    catalogue: dict[str, Questionnaire] = {}
+    for task_id in task_ids:
+        for questionnaire in _task_questionnaires(task_id).values():
+            known = catalogue.setdefault(questionnaire.id, questionnaire)
+            if known != questionnaire:
+                raise QuestionnaireError(f"questionnaire id {questionnaire.id!r} names two different questionnaires (task {task_id})")
+    return catalogue
+
+
+@lru_cache(maxsize=None)
+def _task_questionnaires(task_id: str) -> dict[str, Questionnaire]:
+    """Purpose (`party`, `rater`) -> the questionnaire the task's spec names for it."""
+    from duologue.tasks import spec
+
+    task_spec = spec(task_id)
+    found = {}
+    for purpose, name in task_spec.questionnaires.items():
+        resource = task_spec.resource("questionnaires", name)
+        if not resource.is_file():
+            raise QuestionnaireError(f"task {task_id}: its spec names questionnaire {name!r}, but {task_spec.resources}/questionnaires/ has no such file")
+        with resources.as_file(resource) as path:
+            found[purpose] = load_questionnaire(path)
+    return found
 
 
 def get_questionnaire(name: str, catalogue: Mapping[str, Questionnaire] | None = None) -> Questionnaire:
@@ -219,32 +252,42 @@ def questionnaires_for(
     role: str | None = None,
     catalogue: Mapping[str, Questionnaire] | None = None,
 ) -> list[Questionnaire]:
-    """The questionnaires asked of this respondent in this task, each narrowed to its applicable items."""
+    """The questionnaires asked of this respondent in this task, each narrowed to its applicable items.
+
+    By default the task's own (its spec names them); for a task family rather than an id (a corpus
+    dialogue without a task id), those of the family's tasks; with `catalogue`, every one there
+    that asks something here.
+    """
     if respondent not in RESPONDENTS:
         raise QuestionnaireError(f"unknown respondent kind {respondent!r}; expected one of {', '.join(RESPONDENTS)}")
-    catalogue = builtin_questionnaires() if catalogue is None else catalogue
+    if catalogue is None:
+        catalogue = {}
+        for owner in _tasks_named(task_id):
+            questionnaire = _task_questionnaires(owner).get(PURPOSE[respondent])
+            if questionnaire is not None:
+                catalogue.setdefault(questionnaire.id, questionnaire)
     return [q.narrowed(task_id, respondent, role) for q in catalogue.values() if q.applies_to(task_id, respondent, role)]
+
+
+def _tasks_named(name: str) -> list[str]:
+    """The registered task `name`, or every registered task of the family `name`."""
+    from duologue.tasks import spec, task_ids
+
+    known = task_ids()
+    return [name] if name in known else [t for t in known if spec(t).family == name]
 
 
 def task_names(task_id: str) -> set[str]:
     """The names an item's `tasks` may use for this task: its id and its family.
 
-    A name that is not a registered task id (a family such as `openchat`, e.g. from a corpus
-    dialogue without a task id) stands for itself.
+    A name that is not a registered task id (a family, e.g. from a corpus dialogue without a task
+    id) stands for itself.
     """
-    return set(_task_names(task_id))
+    from duologue.tasks import spec, task_ids
 
-
-@lru_cache(maxsize=None)
-def _task_names(task_id: str) -> tuple[str, ...]:
-    from duologue.tasks import TASKS
-
-    target = TASKS.get(task_id)
-    if target is None:
-        return (task_id,)
-    module, cls = target.split(":")
-    family = getattr(import_module(module), cls).family
-    return (task_id, family)
+    if task_id not in task_ids():
+        return {task_id}
+    return {task_id, spec(task_id).family}
 
 
 def task_id_of(dialogue: Dialogue) -> str:

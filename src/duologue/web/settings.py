@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     """Signs completion codes (an HMAC of study and participant). Set it for a real study, so the
     codes stay checkable after a restart."""
     completion_code_prefix: str = ""
-    """Put in front of every completion code (e.g. `DUO`)."""
+    """Put in front of every completion code (e.g. `LAB`)."""
     redis_url: str | None = None
     """`redis://host:port/0` switches on multi-process mode (see `duologue.web.cluster`): several
     workers share the database (PostgreSQL) and route moves, views and the lobby through Redis.

@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from duologue.core.schema import Scenario
-from duologue.tasks import TASKS, make
+from duologue.tasks import spec, task_ids
 
 
 class StudyError(ValueError):
@@ -50,7 +50,7 @@ class Scenarios(_Strict):
     seed: int = 0
     """generated: the pool's first seed."""
     corpus: str | None = None
-    """corpus: the corpus format name (`casino`, `craigslist`, `mutualfriends`, `duo`)."""
+    """corpus: a registered corpus format name (a task's spec names its own)."""
     path: Path | None = None
     """corpus: a corpus file or folder; each record's scenario is replayed."""
     limit: int | None = None
@@ -70,7 +70,7 @@ class Study(_Strict):
     title: str = ""
     description: str = ""
     task: str
-    """A registered task id (`duologue tasks`), e.g. `casino-v0`."""
+    """A registered task id (`duologue tasks`), e.g. `mytask-v0`."""
     task_options: dict[str, Any] = Field(default_factory=dict)
     """Passed to the task (`max_turns`, open chat's `utterances`, ...)."""
     scenarios: Scenarios = Field(default_factory=Scenarios)
@@ -84,7 +84,7 @@ class Study(_Strict):
     per_scenario: int | None = None
     """Maximum dialogues per scenario and partner type; None = no limit."""
     human_party: str | None = None
-    """With a bot: which party the person plays (`user` in open chat); None = drawn at random."""
+    """With a bot: which party the person plays ; None = the task spec's `person`, else drawn at random."""
     turn_taking: Literal["free", "alternate"] = "free"
     """Between two people: `free` lets either move whenever the rules allow; bots always alternate."""
     time_limit_seconds: float | None = 600.0
@@ -96,15 +96,16 @@ class Study(_Strict):
     rating_questionnaire: str | None = None
     """Questionnaire third-party raters answer; None = the task's default."""
     ratings_per_dialogue: int = Field(default=3, ge=0)
-    """How many third-party raters each finished dialogue needs (DUO used 3)."""
+    """How many third-party raters each finished dialogue needs (3 is common)."""
     max_dialogues_per_participant: int | None = None
     """None = a participant may play again after finishing."""
 
     @field_validator("task")
     @classmethod
     def _known_task(cls, task: str) -> str:
-        if task not in TASKS:
-            raise ValueError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
+        known = task_ids()
+        if task not in known:
+            raise ValueError(f"unknown task {task!r}; known: {', '.join(known)}")
         return task
 
     @field_validator("partners")
@@ -116,7 +117,7 @@ class Study(_Strict):
 
     @property
     def family(self) -> str:
-        return make(self.task).family
+        return spec(self.task).family
 
     @property
     def allows_humans(self) -> bool:
@@ -170,33 +171,20 @@ class ScenarioPool:
         return key, None, int(key.split(":")[1])
 
 
-DEFAULT_TITLES = {
-    "casino-v0": ("CaSiNo: campsite negotiation", "Split food, water and firewood with another camper before a trip."),
-    "craigslist-v0": ("CraigslistBargain: haggle over a listing", "Buy or sell an item from a classified ad and agree on a price."),
-    "mutualfriends-v0": ("MutualFriends: find the friend you share", "Chat to find the one friend both of you have, then select them."),
-    "openchat-ed-v0": ("Open chat: talk about a feeling", "Tell your partner about something that happened to you."),
-    "openchat-wow-v0": ("Open chat: talk about a topic", "Chat about a topic with your partner."),
-}
-
-DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {"openchat-ed-v0": {}, "openchat-wow-v0": {}}
-DEFAULT_HUMAN_PARTY = {"openchat-ed-v0": "user", "openchat-wow-v0": "user"}
-
-
 def default_studies(bot_wait_seconds: float = 5.0) -> list[Study]:
-    """One study per registered task: people or the task's rule bot, so every task is playable at once."""
+    """One study per registered task, from its spec: people or the task's rule bot, so every task
+    is playable at once (the person plays `spec.person` opposite a bot, where the task says)."""
     studies = []
-    for task_id in TASKS:
-        title, description = DEFAULT_TITLES.get(task_id, (task_id, ""))
-        study_id = task_id.removesuffix("-v0")
+    for task_id in task_ids():
+        task_spec = spec(task_id)
         studies.append(
             Study(
-                id=study_id,
-                title=title,
-                description=description,
+                id=task_id.rpartition("-v")[0],
+                title=task_spec.title,
+                description=task_spec.description,
                 task=task_id,
-                task_options=DEFAULT_OPTIONS.get(task_id, {}),
                 bot_wait_seconds=bot_wait_seconds,
-                human_party=DEFAULT_HUMAN_PARTY.get(task_id),
+                human_party=task_spec.person,
             )
         )
     return studies

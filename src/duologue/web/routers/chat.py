@@ -15,14 +15,16 @@ import json
 from typing import Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request, WebSocket, WebSocketDisconnect
-from pydantic import ValidationError
 
-from duologue.core import actions
+from duologue.core import actions, moves
+from duologue.core.spec import TaskSpec
+from duologue.tasks import UnknownNameError, task_class
 from duologue.web.app import page, platform
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.limits import RateLimited, limit_moves
 from duologue.web.live import MoveRefused, safe_outcome
 from duologue.web.storage import Seat, StorageUnavailable
+from duologue.web.widgets import page_info, task_spec_of
 
 router = APIRouter(tags=["chat"])
 
@@ -64,6 +66,8 @@ def stored_view(state, seat: Seat) -> dict[str, Any]:
         "items": [],
         "events": [{**e.model_dump(mode="json"), "own": e.party == seat.party} for e in dialogue.events],
         "legal": [],
+        "schema": moves.action_schema([]),
+        **page_info(_spec_or_none(dialogue.meta.get("task_id"))),
         "done": True,
         "feedback": [],
         "partner_connected": False,
@@ -72,6 +76,13 @@ def stored_view(state, seat: Seat) -> dict[str, Any]:
         "questionnaire_url": f"/questionnaire/{seat.token}",
         "max_message_chars": state.settings.max_message_chars,
     }
+
+
+def _spec_or_none(task_id: Any) -> TaskSpec | None:
+    try:
+        return task_spec_of(task_class(task_id)) if isinstance(task_id, str) else None
+    except (UnknownNameError, ImportError):
+        return None
 
 
 def parse_move(data: Any) -> actions.Action:
@@ -117,7 +128,7 @@ async def post_move(request: Request, token: str, move: Any = Body(...)) -> dict
             return {"ok": True, "duplicate": True, "view": live.view(seat.party) if live is not None else stored_view(state, seat)}
         raise HTTPException(409, "this dialogue is over")
     try:
-        applied = await live.move(seat.party, action, move_id)
+        applied = await live.move(seat.party, action, move_id, sent=move)
     except MoveRefused as refused:
         raise HTTPException(refused.status, refused.reason) from None
     return {"ok": True, "duplicate": not applied, "view": live.view(seat.party)}
@@ -167,7 +178,7 @@ async def chat_socket(websocket: WebSocket, token: str):
                 try:
                     websocket.app.state.move_limit.check(token)
                     move_id = move_id_of(move_id)
-                    applied = await live.move(seat.party, parse_move(frame.get("action")), move_id)
+                    applied = await live.move(seat.party, parse_move(frame.get("action")), move_id, sent=frame.get("action"))
                     if move_id is not None:
                         await websocket.send_json({"type": "ack", "move_id": move_id, "duplicate": not applied})
                         if not applied:  # the retry's sender may have missed the state that followed

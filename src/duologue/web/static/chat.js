@@ -1,12 +1,19 @@
 // The chat screen: renders the party's own view (sent by the server over a websocket) and sends
 // moves. Every piece of text from the server is put in the page with textContent, never as HTML.
+//
+// The move controls come from the task's action schema (`state.schema`, see duologue.core.moves):
+// one group per legal move kind, with inputs bounded as the schema says. A task may ship a richer
+// widget (`state.widget`, a script in the task's own folder) that registers itself with
+// `duologueChat.widget({...})` and draws its private view, some moves and its event texts; the
+// generic form draws everything the widget leaves.
 (function () {
   "use strict";
   var root = document.getElementById("chat");
   var token = root.dataset.token;
   var $ = function (id) { return document.getElementById(id); };
   var state = null, ws = null, deadline = null, typingTimer = null, lastTypingSent = 0, retry = 0;
-  var sortKey = null, sortUp = true, privateKey = null;
+  var privateKey = null, widget = null, widgetLoading = null;
+  var drafts = {};  // kind -> the values typed so far, kept across re-renders
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -20,8 +27,15 @@
     return node;
   }
   function can(kind) { return state && state.legal.indexOf(kind) >= 0; }
-  function money(x) { return "$" + (Math.round(x * 100) / 100).toLocaleString(); }
   function showError(text) { var e = $("error"); e.textContent = text || ""; e.hidden = !text; }
+  function words(name) { var s = String(name).replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase(); return s.charAt(0).toUpperCase() + s.slice(1); }
+  function options() { return (state && state.schema && state.schema.oneOf) || []; }
+  function schemaFor(kind) { return options().filter(function (o) { return o.properties.kind.const === kind; })[0] || null; }
+  function scalar(v) { return v === null || v === undefined ? "" : (typeof v === "object" ? rowText(v) : String(v)); }
+  function rowText(v) {
+    if (Array.isArray(v)) return v.map(scalar).join(", ");
+    return Object.keys(v).map(function (k) { return words(k) + ": " + scalar(v[k]); }).join(" · ");
+  }
 
   // ------------------------------------------------------------------ connection
   function connect() {
@@ -32,9 +46,11 @@
       if (pending) send(pending.frame);  // a move sent as the connection dropped: same id, so made once
     };
     ws.onmessage = function (ev) { receive(JSON.parse(ev.data)); };
-    ws.onclose = function () {
+    ws.onclose = function (ev) {
       if (state && state.done) return;
-      var c = $("connection"); c.hidden = false; c.textContent = "Connection lost; reconnecting…";
+      var c = $("connection"); c.hidden = false;
+      if (ev.code === 4403 || ev.code === 1008) { c.textContent = ev.reason || "This seat cannot be opened here."; return; }
+      c.textContent = "Connection lost; reconnecting…";
       retry += 1; setTimeout(connect, Math.min(1000 * retry, 5000));
     };
   }
@@ -56,7 +72,7 @@
       return true;
     }
     pending = null;
-    if (msg.type === "error") showError(msg.reason); else showError("");
+    if (msg.type === "error") showError(msg.reason); else { showError(""); drafts = {}; }
     return true;
   }
 
@@ -64,7 +80,7 @@
     if (msg.type === "state") {
       var last = msg.events.length ? msg.events[msg.events.length - 1] : null;
       if (!state || msg.events.length > state.events.length && last && last.party !== msg.party) { $("typing").textContent = ""; clearTimeout(typingTimer); }
-      state = msg; render();
+      state = msg; loadWidget(); render();
     }
     else if (msg.type === "typing") {
       $("typing").textContent = "Your partner is typing…";
@@ -77,40 +93,44 @@
     else if (msg.type === "error") { if (!moveAnswered(msg)) showError(msg.reason); }
   }
 
+  // ------------------------------------------------------------------ a task's own widget
+  var api = {
+    el: el, move: move, can: can, showError: showError, words: words, rowText: rowText, schemaFor: schemaFor,
+    state: function () { return state; },
+    genericForm: function (box, kind) { var o = schemaFor(kind); if (o) box.appendChild(moveForm(o)); }
+  };
+  window.duologueChat = {
+    widget: function (w) { widget = w; privateKey = null; if (state) render(); }
+  };
+  function loadWidget() {
+    if (!state.widget || widgetLoading === state.widget) return;
+    widgetLoading = state.widget;
+    document.body.appendChild(el("script", { src: state.widget, id: "task-widget" }));
+  }
+  function hook(name) { return widget && typeof widget[name] === "function" ? widget[name] : null; }
+
   // ------------------------------------------------------------------ rendering
   function render() {
-    if (state.family + state.party !== privateKey) { renderPrivate(); privateKey = state.family + state.party; }
-    else if (state.family === "mutualfriends") renderFriends();
+    var key = state.task + "|" + state.party + "|" + (widget ? "w" : "g");
+    if (key !== privateKey) { renderPrivate(); privateKey = key; }
+    else if (hook("refresh")) hook("refresh")(api);
     renderTranscript();
     renderControls();
     if (state.seconds_left !== null && state.seconds_left !== undefined) deadline = Date.now() + state.seconds_left * 1000;
     else deadline = null;
+    var left = $("turns-left");
+    left.textContent = !state.done && state.turns_left !== null && state.turns_left !== undefined ? state.turns_left + (state.turns_left === 1 ? " move left" : " moves left") : "";
     tick();
   }
 
-  function dealText(mine, theirs, proposerIsMe) {
-    var items = Object.keys(mine || {});
-    var a = items.map(function (k) { return mine[k] + " " + k; }).join(", ");
-    var b = items.map(function (k) { return theirs[k] + " " + k; }).join(", ");
-    return proposerIsMe ? "You proposed: you get " + a + "; your partner gets " + b + "."
-                        : "Your partner proposed: they get " + a + "; you get " + b + ".";
-  }
-  function friendText(item) { return Object.keys(item).map(function (k) { return item[k]; }).join(", "); }
   function eventText(e, own) {
-    switch (e.kind) {
-      case "message": return e.text;
-      case "select": return (own ? "You selected: " : "Your partner selected: ") + friendText(e.item);
-      case "offer": return (own ? "You made a final offer of " : "Your partner made a final offer of ") + money(e.price);
-      case "accept": return own ? "You accepted the offer." : "Your partner accepted the offer.";
-      case "reject": return own ? "You rejected the offer." : "Your partner rejected the offer.";
-      case "quit": return own ? "You quit." : "Your partner quit.";
-      case "submit-deal": return dealText(e.mine, e.theirs, own);
-      case "accept-deal": return own ? "You accepted the deal." : "Your partner accepted the deal.";
-      case "reject-deal": return own ? "You rejected the deal." : "Your partner rejected the deal.";
-      case "walk-away": return own ? "You walked away." : "Your partner walked away.";
-      case "system": return "The dialogue ended (" + e.name.replace(/_/g, " ") + ").";
-      default: return e.kind;
-    }
+    var custom = hook("eventText") && hook("eventText")(e, own, api);
+    if (custom) return custom;
+    if (e.kind === "message") return e.text;
+    if (e.kind === "system") return "The dialogue ended (" + String(e.name || "over").replace(/_/g, " ") + ").";
+    var fields = Object.keys(e).filter(function (k) { return ["kind", "party", "time", "extra", "own"].indexOf(k) < 0; });
+    var detail = fields.map(function (k) { return words(k) + ": " + scalar(e[k]); }).join("; ");
+    return (own ? "You: " : "Your partner: ") + words(e.kind) + (detail ? " (" + detail + ")" : "") + ".";
   }
   function renderTranscript() {
     var list = $("transcript");
@@ -132,15 +152,20 @@
     $("say-input").placeholder = can("say") ? "Type a message…" : (done ? "The dialogue is over." : "Wait for your partner…");
     var box = $("actions"); box.textContent = "";
     if (!done) {
-      if (state.family === "casino") casinoControls(box);
-      else if (state.family === "craigslist") craigslistControls(box);
+      var handled = (hook("controls") && hook("controls")(box, api)) || [];
+      options().forEach(function (o) {
+        var kind = o.properties.kind.const;
+        if (kind !== "say" && handled.indexOf(kind) < 0) box.appendChild(moveForm(o));
+      });
+      if (!options().length && state.legal.length === 0) box.appendChild(el("p", { class: "notice", text: "Waiting for your partner…" }));
     }
     var end = $("end");
     if (done) {
       end.hidden = false; end.textContent = "";
       var o = state.outcome || {};
       var lines = [outcomeText(o)];
-      if (state.family === "casino" && o.score !== null && o.score !== undefined) lines.push("Your points: " + o.score + ".");
+      var extra = hook("outcome") ? hook("outcome")(o, api) : (o.score !== null && o.score !== undefined && state.score_label ? "Your score: " + o.score + " (" + state.score_label + ")." : null);
+      if (extra) lines.push(extra);
       end.appendChild(el("p", { text: lines.join(" ") }));
       if (state.questionnaire_url) {
         var link = el("a", { class: "button", href: state.questionnaire_url, id: "to-questionnaire", text: "Continue to the questionnaire" });
@@ -151,140 +176,164 @@
   }
   function outcomeText(o) {
     var reason = (o.reason || state.end_reason || "").replace(/_/g, " ");
-    if (reason === "success") return "Done: you both found the mutual friend!";
-    if (o.agreed === true) return "Done: you reached an agreement" + (o.deal && o.deal.price !== undefined ? " at " + money(o.deal.price) : "") + ".";
-    if (reason === "success") return "Done: you both found the mutual friend!";
+    if (o.agreed === true) return "Done: you reached an agreement.";
+    if (reason === "success") return "Done: you succeeded together!";
     if (reason === "completed") return "The conversation is complete. Thank you!";
     if (reason === "disconnect") return "Your partner left the conversation, so it has ended.";
     return "The dialogue has ended (" + (reason || "over") + ").";
   }
 
-  // ------------------------------------------------------------------ private views
+  // ------------------------------------------------------------------ private view
   function renderPrivate() {
     var box = $("private"); box.textContent = "";
-    var p = state.private, pub = state.public;
-    if (state.family === "casino") {
-      box.appendChild(el("p", { text: "You and another camper are going camping. Split 3 packages each of food, water and firewood. High priority items are worth " + pub.points.High + " points each, medium " + pub.points.Medium + ", low " + pub.points.Low + ". Walking away gives each of you " + pub.walk_away_points + " points." }));
-      var rows = ["High", "Medium", "Low"].map(function (level) {
-        var issue = p.value2issue[level];
-        return el("tr", {}, [el("th", { scope: "row", text: issue }), el("td", { text: level }), el("td", { text: p.reasons[issue] || "" })]);
-      });
-      box.appendChild(el("table", {}, [el("caption", { class: "visually-hidden", text: "Your priorities" }), el("thead", {}, [el("tr", {}, [el("th", { text: "Item" }), el("th", { text: "Your priority" }), el("th", { text: "Your reason" })])]), el("tbody", {}, rows)]));
-    } else if (state.family === "craigslist") {
-      var item = p.item || {};
-      box.appendChild(el("p", {}, [el("strong", { text: "You are the " + p.role + "." }), " " + (p.role === "buyer" ? "Buy this item for as little as you can. " : "Sell this item for as much as you can. ") + "Your target price is " + money(p.target) + "."]));
-      box.appendChild(el("h3", { text: item.title || pub.title }));
-      box.appendChild(el("p", { text: "Listed at " + money(pub.listing_price) + " · " + (pub.category || "") }));
-      (item.description || []).forEach(function (line) { box.appendChild(el("p", { class: "meta", text: line })); });
-      box.appendChild(el("p", { class: "meta", text: "Chat to agree on a price. Then one of you makes a final offer, and the other accepts or rejects it." }));
-    } else if (state.family === "mutualfriends") {
-      box.appendChild(el("p", { text: "You and your partner each have a list of friends. Exactly one friend is on both lists. Chat to find them, then press Select on that row." }));
-      box.appendChild(el("div", { id: "friends" }));
-      box.appendChild(el("ul", { id: "feedback", class: "error", "aria-live": "polite" }));
-      renderFriends();
-    } else {
-      if (pub.setting === "ed" && p.emotion) {
-        box.appendChild(el("p", { text: "Tell your partner about something that happened to you, and how you feel." }));
-        box.appendChild(el("p", {}, [el("strong", { text: "Feeling: " }), p.emotion]));
-        box.appendChild(el("p", {}, [el("strong", { text: "What happened: " }), p.episode]));
-      } else if (pub.topic) {
-        box.appendChild(el("p", {}, [el("strong", { text: "Topic: " }), pub.topic]));
-        box.appendChild(el("p", { text: "Chat about this topic with your partner." }));
-      } else {
-        box.appendChild(el("p", { text: "Listen to your partner and respond with care." }));
-      }
-      if (p.style) box.appendChild(el("p", { class: "meta", text: "Your style: " + p.style.replace(/_/g, " ") }));
-    }
+    if (hook("private") && hook("private")(box, api)) return;
+    if (state.role) box.appendChild(el("p", {}, [el("strong", { text: "Your role: " }), words(state.role)]));
+    var shown = valueList(state.private || {}, "Only you see this");
+    if (shown) box.appendChild(shown);
+    var pub = valueList(state.public || {}, "You both see this");
+    if (pub) box.appendChild(pub);
   }
-
-  function renderFriends() {
-    var wrap = $("friends"); if (!wrap) return;
-    var items = state.items || [];
-    var cols = items.length ? Object.keys(items[0]) : [];
-    var selected = state.events.filter(function (e) { return e.kind === "select" && e.party === state.party; }).map(function (e) { return JSON.stringify(e.item); });
-    var rows = items.map(function (item, i) { return { item: item, i: i }; });
-    if (sortKey) rows.sort(function (a, b) { var x = String(a.item[sortKey]), y = String(b.item[sortKey]); return (x < y ? -1 : x > y ? 1 : 0) * (sortUp ? 1 : -1); });
-    var head = el("tr", {}, cols.map(function (c) {
-      var label = c + (sortKey === c ? (sortUp ? " ▲" : " ▼") : "");
-      return el("th", { scope: "col", "aria-sort": sortKey === c ? (sortUp ? "ascending" : "descending") : "none" }, [el("button", { type: "button", text: label, onclick: function () { if (sortKey === c) sortUp = !sortUp; else { sortKey = c; sortUp = true; } renderFriends(); } })]);
-    }).concat([el("th", { scope: "col", text: "" })]));
-    var body = rows.map(function (r) {
-      var picked = selected.indexOf(JSON.stringify(r.item)) >= 0;
-      var b = el("button", { type: "button", class: "secondary select-friend", "data-row": String(r.i), "aria-label": "Select " + friendText(r.item), text: "Select", onclick: function () { move({ kind: "select", item: r.item }); } });
-      if (state.done || !can("select")) b.disabled = true;
-      return el("tr", { class: picked ? "picked" : "" }, cols.map(function (c) { return el("td", { text: String(r.item[c]) }); }).concat([el("td", {}, [b])]));
+  function valueList(values, caption) {
+    var keys = Object.keys(values);
+    if (!keys.length) return null;
+    var list = el("dl", { class: "values", "aria-label": caption });
+    keys.forEach(function (k) {
+      var v = values[k];
+      list.appendChild(el("dt", { text: words(k) }));
+      if (Array.isArray(v) && v.length && typeof v[0] === "object" && v[0] !== null) list.appendChild(el("dd", {}, [rowsTable(v)]));
+      else list.appendChild(el("dd", { text: scalar(v) }));
     });
-    wrap.textContent = "";
-    wrap.appendChild(el("div", { class: "table-wrap" }, [el("table", {}, [el("caption", { class: "visually-hidden", text: "Your friends" }), el("thead", {}, [head]), el("tbody", {}, body)])]));
-    var fb = $("feedback"); if (fb) { fb.textContent = ""; (state.feedback || []).forEach(function (f) { fb.appendChild(el("li", { text: f })); }); }
+    return el("div", {}, [el("p", { class: "meta", text: caption + ":" }), list]);
+  }
+  function rowsTable(rows) {
+    var cols = Object.keys(rows[0]);
+    var head = el("tr", {}, cols.map(function (c) { return el("th", { scope: "col", text: words(c) }); }));
+    var body = rows.map(function (r) { return el("tr", {}, cols.map(function (c) { return el("td", { text: scalar(r[c]) }); })); });
+    return el("div", { class: "table-wrap" }, [el("table", {}, [el("thead", {}, [head]), el("tbody", {}, body)])]);
   }
 
-  // ------------------------------------------------------------------ task moves
-  function casinoControls(box) {
-    var issues = state.public.issues, total = state.public.packages;
-    var pending = null;
-    for (var i = state.events.length - 1; i >= 0; i--) {
-      var e = state.events[i];
-      if (e.kind === "submit-deal") { pending = e; break; }
-      if (e.kind === "reject-deal" || e.kind === "accept-deal") break;
-    }
-    if (can("accept-deal")) {
-      var fs = el("fieldset", {}, [el("legend", { text: pending ? "Your partner proposes: you get " + issues.map(function (k) { return pending.theirs[k] + " " + k; }).join(", ") + "." : "Your partner proposed a deal." })]);
-      fs.appendChild(el("div", { class: "row" }, [
-        el("button", { type: "button", id: "accept-deal", text: "Accept deal", onclick: function () { move({ kind: "accept-deal" }); } }),
-        el("button", { type: "button", id: "reject-deal", class: "secondary", text: "Reject deal", onclick: function () { move({ kind: "reject-deal" }); } })
-      ]));
-      box.appendChild(fs);
-    }
-    if (can("submit-deal")) {
-      var form = el("form", { id: "deal-form" });
-      var fs2 = el("fieldset", {}, [el("legend", { text: "Propose a deal (how many of each you get)" })]);
-      var grid = el("div", { class: "deal-grid" }, [el("span", { text: "Item" }), el("span", { text: "You get" }), el("span", { text: "Partner gets" })]);
-      var inputs = {};
-      issues.forEach(function (issue) {
-        var id = "deal-" + issue.toLowerCase();
-        var select = el("select", { id: id, name: issue });
-        for (var n = 0; n <= total[issue]; n++) select.appendChild(el("option", { value: String(n), text: String(n) }));
-        var theirs = el("output", { for: id, id: id + "-theirs", text: String(total[issue]) });
-        select.addEventListener("change", function () { theirs.textContent = String(total[issue] - Number(select.value)); });
-        inputs[issue] = select;
-        grid.appendChild(el("label", { for: id, text: issue })); grid.appendChild(select); grid.appendChild(theirs);
-      });
-      fs2.appendChild(grid);
-      fs2.appendChild(el("button", { type: "submit", id: "submit-deal", text: "Submit deal" }));
-      form.appendChild(fs2);
-      form.addEventListener("submit", function (ev) {
-        ev.preventDefault();
-        var mine = {}, theirs = {};
-        issues.forEach(function (issue) { mine[issue] = Number(inputs[issue].value); theirs[issue] = total[issue] - mine[issue]; });
-        move({ kind: "submit-deal", mine: mine, theirs: theirs });
-      });
-      box.appendChild(form);
-    } else if (pending && pending.party === state.party) {
-      box.appendChild(el("p", { class: "notice", text: "Waiting for your partner to accept or reject your deal…" }));
-    }
-    if (can("walk-away")) box.appendChild(el("div", { class: "row" }, [el("button", { type: "button", class: "danger", id: "walk-away", text: "Walk away (" + state.public.walk_away_points + " points each)", onclick: function () { if (confirm("Walk away without a deal?")) move({ kind: "walk-away" }); } })]));
+  // ------------------------------------------------------------------ the schema-driven form
+  // One fieldset per move kind: number inputs within the schema's bounds, a choice among the rows
+  // of an enum, and for a split the other half filled in from the pool (`x-complement`).
+  function moveForm(o) {
+    var kind = o.properties.kind.const;
+    var draft = drafts[kind] = drafts[kind] || {};
+    var complement = o["x-complement"] || null;
+    var form = el("form", { class: "move-form", "data-kind": kind, id: "form-" + kind, novalidate: "novalidate" });
+    var fs = el("fieldset", {}, [el("legend", { text: o.description || words(o.title || kind) })]);
+    var readers = [];
+    Object.keys(o.properties).forEach(function (name) {
+      if (name === "kind") return;
+      var prop = o.properties[name];
+      if (complement && name === complement.is) return;
+      if (complement && name === complement.of) { readers.push(splitInputs(fs, kind, name, prop, complement, draft)); return; }
+      readers.push(fieldInput(fs, kind, name, prop, draft));
+    });
+    var button = el("button", { type: "submit", id: "move-" + kind, class: readers.length ? "" : "secondary", text: words(o.title || kind) });
+    fs.appendChild(el("div", { class: "row" }, [button]));
+    form.appendChild(fs);
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var action = { kind: kind }, problem = null;
+      readers.forEach(function (read) { var r = read(action); if (r && !problem) problem = r; });
+      if (problem) { showError(problem); return; }
+      if (!readers.length && /quit|walk|leave|end/.test(kind) && !confirm(words(o.title || kind) + "?")) return;
+      move(action);
+    });
+    return form;
   }
 
-  function craigslistControls(box) {
-    if (can("accept")) {
-      var offer = null;
-      for (var i = state.events.length - 1; i >= 0; i--) if (state.events[i].kind === "offer") { offer = state.events[i]; break; }
-      box.appendChild(el("fieldset", {}, [el("legend", { text: "Your partner's final offer" + (offer ? ": " + money(offer.price) : "") }), el("div", { class: "row" }, [
-        el("button", { type: "button", id: "accept-offer", text: "Accept", onclick: function () { move({ kind: "accept" }); } }),
-        el("button", { type: "button", id: "reject-offer", class: "secondary", text: "Reject", onclick: function () { move({ kind: "reject" }); } })
-      ])]));
+  function fieldId(kind, name) { return ("field-" + kind + "-" + name).replace(/[^A-Za-z0-9_-]/g, "_"); }
+
+  function fieldInput(fs, kind, name, prop, draft) {
+    var id = fieldId(kind, name);
+    if (prop.enum) {  // a choice among rows (e.g. a row of the party's own list): radio buttons
+      var group = el("div", { class: "choices", role: "radiogroup", "aria-label": words(name), id: id });
+      prop.enum.forEach(function (value, i) {
+        var rid = id + "-" + i;
+        var radio = el("input", { type: "radio", name: id, id: rid, value: String(i) });
+        if (draft[name] === i) radio.checked = true;
+        radio.addEventListener("change", function () { draft[name] = i; });
+        group.appendChild(el("label", { class: "choice", for: rid }, [radio, el("span", { text: scalar(value) })]));
+      });
+      fs.appendChild(el("p", { class: "meta", text: words(name) + ":" }));
+      fs.appendChild(group);
+      return function (action) {
+        if (draft[name] === undefined) return "Choose one " + words(name).toLowerCase() + " first.";
+        action[name] = prop.enum[draft[name]];
+      };
     }
-    if (can("offer")) {
-      var input = el("input", { id: "offer-price", type: "number", min: "1", step: "1", inputmode: "decimal", required: "required" });
-      var form = el("form", { id: "offer-form", class: "row" }, [el("label", { for: "offer-price", text: "Final offer ($)" }), input, el("button", { type: "submit", id: "make-offer", text: "Make final offer" })]);
-      form.addEventListener("submit", function (ev) { ev.preventDefault(); var price = Number(input.value); if (!(price > 0)) { showError("Enter a price above 0."); return; } move({ kind: "offer", price: price }); });
-      box.appendChild(form);
-    } else if (!can("accept") && !state.done) {
-      var mineOpen = state.legal.length && state.legal.indexOf("offer") < 0 && state.legal.indexOf("quit") < 0;
-      if (mineOpen) box.appendChild(el("p", { class: "notice", text: "Waiting for your partner to accept or reject your offer…" }));
+    if (prop.type === "integer" || prop.type === "number") {
+      var input = numberInput(id, prop, draft[name]);
+      input.addEventListener("input", function () { draft[name] = input.value; });
+      fs.appendChild(el("div", { class: "row" }, [el("label", { for: id, text: words(name) }), input]));
+      return function (action) { var r = readNumber(input, prop, words(name)); if (typeof r === "string") return r; action[name] = r.value; };
     }
-    if (can("quit")) box.appendChild(el("div", { class: "row" }, [el("button", { type: "button", class: "danger", id: "quit", text: "Quit without a deal", onclick: function () { if (confirm("Quit without a deal?")) move({ kind: "quit" }); } })]));
+    if (prop.type === "boolean") {
+      var box = el("input", { type: "checkbox", id: id });
+      fs.appendChild(el("div", { class: "row" }, [box, el("label", { for: id, text: words(name) })]));
+      return function (action) { action[name] = box.checked; };
+    }
+    if (prop.type === "object" && prop.properties) {
+      var readers = Object.keys(prop.properties).map(function (sub) { return fieldInput(fs, kind, name + "." + sub, prop.properties[sub], {}); });
+      return function (action) {
+        var inner = {}, problem = null;
+        readers.forEach(function (read) { var r = read(inner); if (r && !problem) problem = r; });
+        var value = {};
+        Object.keys(inner).forEach(function (k) { value[k.slice(name.length + 1)] = inner[k]; });
+        action[name] = value;
+        return problem;
+      };
+    }
+    var text = el("input", { type: "text", id: id, maxlength: String(prop.maxLength || 1000) });
+    if (draft[name]) text.value = draft[name];
+    text.addEventListener("input", function () { draft[name] = text.value; });
+    fs.appendChild(el("div", { class: "row" }, [el("label", { for: id, text: words(name) }), text]));
+    return function (action) { if ((prop.minLength || 0) > text.value.length) return "Fill in " + words(name).toLowerCase() + "."; action[name] = text.value; };
+  }
+
+  function numberInput(id, prop, value) {
+    var attrs = { type: "number", id: id, inputmode: prop.type === "integer" ? "numeric" : "decimal", step: prop.type === "integer" ? "1" : "any" };
+    if (prop.minimum !== undefined) attrs.min = String(prop.minimum);
+    if (prop.maximum !== undefined) attrs.max = String(prop.maximum);
+    var input = el("input", attrs);
+    if (value !== undefined && value !== null) input.value = String(value);
+    return input;
+  }
+  function readNumber(input, prop, label) {
+    var raw = input.value.trim();
+    var x = Number(raw);
+    if (raw === "" || !isFinite(x)) return "Enter a number for " + label.toLowerCase() + ".";
+    if (prop.type === "integer" && Math.round(x) !== x) return label + " must be a whole number.";
+    if (prop.minimum !== undefined && x < prop.minimum) return label + " must be at least " + prop.minimum + ".";
+    if (prop.maximum !== undefined && x > prop.maximum) return label + " must be at most " + prop.maximum + ".";
+    if (prop.exclusiveMinimum !== undefined && x <= prop.exclusiveMinimum) return label + " must be above " + prop.exclusiveMinimum + ".";
+    if (prop.exclusiveMaximum !== undefined && x >= prop.exclusiveMaximum) return label + " must be below " + prop.exclusiveMaximum + ".";
+    return { value: x };
+  }
+
+  // A split: one count per item for `of`; the other half (`is`) is the pool minus it, shown live.
+  function splitInputs(fs, kind, name, prop, complement, draft) {
+    var grid = el("div", { class: "split-grid" }, [el("span", { text: "Item" }), el("span", { text: "You get" }), el("span", { text: "Partner gets" })]);
+    var inputs = {};
+    var counts = draft[name] = draft[name] || {};
+    Object.keys(prop.properties).forEach(function (item) {
+      var bounds = prop.properties[item], total = complement.pool[item];
+      var id = fieldId(kind, name + "-" + item);
+      var select = el("select", { id: id, name: item });
+      for (var n = bounds.minimum || 0; n <= bounds.maximum; n++) select.appendChild(el("option", { value: String(n), text: String(n) }));
+      if (counts[item] !== undefined) select.value = String(counts[item]);
+      var other = el("output", { for: id, id: id + "-other", text: String(total - Number(select.value)) });
+      select.addEventListener("change", function () { counts[item] = Number(select.value); other.textContent = String(total - Number(select.value)); });
+      inputs[item] = select;
+      grid.appendChild(el("label", { for: id, text: words(item) })); grid.appendChild(select); grid.appendChild(other);
+    });
+    fs.appendChild(grid);
+    return function (action) {
+      var mine = {}, theirs = {};
+      Object.keys(inputs).forEach(function (item) { mine[item] = Number(inputs[item].value); theirs[item] = complement.pool[item] - mine[item]; });
+      action[complement.of] = mine; action[complement.is] = theirs;
+    };
   }
 
   // ------------------------------------------------------------------ clock, typing, sending

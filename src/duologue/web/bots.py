@@ -1,0 +1,68 @@
+"""Bots in live dialogues: built from a seat's agent spec, they move on their turn, off the loop.
+
+An agent's `act` runs in a worker thread so a slow model never blocks other dialogues. A bot
+whose move is refused tries again (`MAX_BOT_ATTEMPTS`), then the dialogue ends as
+`illegal_actions`; a bot that thought while the dialogue changed thinks again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+from duologue.agents import make_agent
+from duologue.core.agent import Agent
+from duologue.core.task import IllegalAction, Task
+from duologue.web.storage import Seat
+
+MAX_BOT_ATTEMPTS = 3
+
+
+def make_bot(seat: Seat, task: Task, seed: int) -> Agent:
+    agent = make_agent(seat.agent or "rule", task)
+    agent.reset(task, seat.party, random.Random(f"{seed}:{seat.party}"))
+    return agent
+
+class Bots:
+    """The bots' turns of a live dialogue (a part of `LiveDialogue`)."""
+
+    def _bot_to_move(self) -> str | None:
+        for party, occupant in self.occupants.items():
+            if occupant.agent is not None and self.task.legal_actions(party) and (self.task.turn_taking == "alternate" and self.task.to_move == party):
+                return party
+        return None
+
+    async def _bot_turns(self) -> None:
+        while not self.task.done and (party := self._bot_to_move()) is not None:
+            agent = self.occupants[party].agent
+            assert agent is not None
+            for occupant_party, occupant in self.occupants.items():
+                if occupant.seat.kind == "human":
+                    await self.send_everywhere(occupant_party, {"type": "typing"})
+            await asyncio.sleep(self.hub.settings.bot_typing_seconds)
+            task, seen = self.task, self.stored
+            moved = False
+            for _ in range(MAX_BOT_ATTEMPTS):
+                action = await asyncio.to_thread(agent.act, task.observe(party))
+                async with self.changing():
+                    if self.task is not task or self.stored != seen:
+                        break  # the dialogue changed while the bot thought: think again
+                    try:
+                        self.task.step(action, party)
+                    except IllegalAction as error:
+                        agent.on_illegal(error)
+                        continue
+                    self.last_move = time.time()
+                    self.commit()
+                    moved = True
+                    break
+            else:
+                async with self.changing():
+                    if self.task is task and self.stored == seen:
+                        self.task.end("illegal_actions")
+                        self.commit()
+                        moved = True
+            if moved:
+                await self.changed()
+

@@ -1,0 +1,100 @@
+"""Who is connected: a party's seat, its websockets here, and (several workers) elsewhere.
+
+A person who loses their connection has `reconnect_seconds` to come back (the clocks read
+`away_since`); their partner is told. With several workers, presence lives in Redis and the
+runner looks at it now and then (`PRESENCE_SECONDS`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from duologue.core.agent import Agent
+from duologue.web.cluster import ClusterUnavailable
+from duologue.web.storage import Seat
+
+PRESENCE_SECONDS = 1.0
+"""Several workers: how often a dialogue's runner looks in Redis for who is connected elsewhere."""
+
+
+class Connection(Protocol):
+    """What the live layer needs from a websocket."""
+
+    async def send_json(self, data: Any) -> None: ...
+
+
+@dataclass
+class Occupant:
+    """Who sits in one party's seat of a live dialogue."""
+
+    seat: Seat
+    agent: Agent | None = None
+    connections: set = field(default_factory=set)
+    away_since: float | None = None
+    """When the person's last connection closed (or the dialogue started, before they connect)."""
+    elsewhere: bool = False
+    """Multi-process mode: another worker holds a connection of this person."""
+
+
+class Presence:
+    """Connections and presence of a live dialogue's people (a part of `LiveDialogue`)."""
+
+    def _partner_connected(self, party: str) -> bool:
+        other = self.occupants[self.task.other(party)]
+        return other.seat.kind == "bot" or bool(other.connections) or other.elsewhere
+
+    async def typing(self, party: str) -> None:
+        other = self.task.other(party)
+        if self.occupants[other].seat.kind == "human":
+            await self.send_everywhere(other, {"type": "typing"})
+
+    async def connect(self, party: str, connection: Connection) -> None:
+        occupant = self.occupants[party]
+        occupant.connections.add(connection)
+        occupant.away_since = None
+        await self.hub.mark_present(self.id, party, True)
+        await connection.send_json(self.view(party))
+        await self._tell_partner(party, True)
+
+    async def disconnect(self, party: str, connection: Connection) -> None:
+        occupant = self.occupants[party]
+        occupant.connections.discard(connection)
+        if not occupant.connections:
+            await self.hub.mark_present(self.id, party, False)
+            if not self.task.done and not occupant.elsewhere:
+                occupant.away_since = time.time()
+                await self._tell_partner(party, False)
+                self.wakeup.set()
+
+    async def _tell_partner(self, party: str, connected: bool) -> None:
+        other = self.task.other(party)
+        if self.occupants[other].seat.kind == "human" and not self.task.done:
+            await self.send_everywhere(other, {"type": "partner", "connected": connected, "reconnect_seconds": self.hub.settings.reconnect_seconds})
+
+    async def refresh_presence_now_and_then(self) -> None:
+        """`refresh_presence` at most once per `PRESENCE_SECONDS`: each look costs Redis round trips,
+        and a move wakes the runner far more often than presence can matter to a clock."""
+        if time.monotonic() - self.presence_checked >= PRESENCE_SECONDS:
+            await self.refresh_presence()
+
+    async def refresh_presence(self) -> None:
+        """Multi-process mode: which people have a connection on another worker (for clocks and views)."""
+        cluster = self.hub.cluster
+        if cluster is None:
+            return
+        self.presence_checked = time.monotonic()
+        now = time.time()
+        for party, occupant in self.occupants.items():
+            if occupant.seat.kind != "human":
+                continue
+            try:
+                occupant.elsewhere = await cluster.present_elsewhere(self.id, party)
+            except ClusterUnavailable:
+                continue  # unknown while Redis is away: nobody is declared gone for it
+            if occupant.connections or occupant.elsewhere:
+                occupant.away_since = None
+            elif occupant.away_since is None:
+                occupant.away_since = now
+
