@@ -160,3 +160,21 @@ def test_scenarios_from_the_real_selfplay_contexts(corpus_path):
     assert len(scenarios) == len([line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]) // 2
     broken = [s for s in scenarios if scenario_problems(s.public["pool"], {p: s.private[p]["values"] for p in (A, B)})]
     assert broken == []
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_observations_do_not_depend_on_the_partners_values_or_hidden_choice(seed):
+    """Change bob's values and what bob chooses: alice's view is the same until the episode ends."""
+    views = []
+    for variant in range(2):
+        task = DealOrNoDealTask(first=A)
+        scenario = task.generate_scenario(random.Random(seed))
+        if variant:
+            scenario.private[B]["values"] = {item: 10 - v for item, v in scenario.private[B]["values"].items()}
+        task.reset(seed=seed, scenario=scenario)
+        for _ in range(3):
+            task.step(actions.Say(text="what do you want?"), task.to_move)
+        pool = task.pool()
+        task.step(take(task, {item: (pool[item] if variant else 0) for item in pool}), B)
+        views.append(task.observe(A).model_dump())
+    assert views[0] == views[1]
