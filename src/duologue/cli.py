@@ -23,7 +23,9 @@ from duologue.core.schema import Dialogue, dialogue_json_schema
 from duologue.data.formats import Problem
 from duologue.llm.settings import LLMConfigError, LLMError
 from duologue.data.io import CorpusPathError, CorpusReadError, dump_dialogue, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, validate_corpus, write_dialogues, write_native
-from duologue.tasks import CORPUS_FORMATS, UnknownNameError, corpus_format
+from duologue.tasks import ANNOTATORS, CORPUS_FORMATS, UnknownNameError, corpus_format
+
+ANNOTATOR_NAMES = ", ".join(ANNOTATORS)
 
 app = typer.Typer(help="duologue: two-party dialogue with a goal.", no_args_is_help=True, add_completion=False)
 data_app = typer.Typer(help="Read, check, describe and convert dialogue corpora.", no_args_is_help=True)
@@ -86,6 +88,19 @@ def load(corpus: str, path: Path, *, skip_invalid: bool, check_only: bool = Fals
         show_problems(error.problems)
         errors.print(f"[red]{len(error.problems)} problem(s); nothing was read.[/] Use --skip-invalid to read the valid records and count the rest.")
         raise typer.Exit(1) from None
+
+
+@contextmanager
+def writing(out: Path) -> Iterator[None]:
+    """Turn an output path that cannot be written (a folder in the way, a missing or read-only
+    folder that cannot be made) into a clean error; missing parent folders are created."""
+    try:
+        yield
+    except OSError as error:
+        blocker = Path(error.filename) if error.filename else None
+        if blocker is not None and blocker != out and blocker.exists() and not blocker.is_dir():
+            raise fail(f"{out}: cannot write: {blocker} is a file, not a folder") from None
+        raise fail(f"{out}: cannot write: {error.strerror or error}" + (f" ({blocker})" if blocker is not None and blocker != out else "")) from None
 
 
 def show_problems(problems: list[Problem], limit: int = 50, *, title: str = "problem(s)") -> None:
@@ -193,7 +208,8 @@ def convert(
     if to == OWN:
         if out.suffix.lower() not in (".jsonl", ".parquet"):
             raise fail(f"{out}: duologue's schema is written to a .jsonl or .parquet file")
-        write_dialogues(result.dialogues, out)
+        with writing(out):
+            write_dialogues(result.dialogues, out)
         written = [out]
     else:
         try:
@@ -203,7 +219,8 @@ def convert(
         wrong = [d.id for d in result.dialogues if d.task != fmt.task]
         if wrong:
             raise fail(f"{len(wrong)} dialogue(s) are not {fmt.task} dialogues (first: {wrong[0]}); the {to} format cannot hold them")
-        written = write_native(fmt, result.dialogues, out)
+        with writing(out):
+            written = write_native(fmt, result.dialogues, out)
     errors.print(f"[green]wrote {len(result.dialogues)} dialogue(s) to {written[0] if len(written) == 1 else out}[/]" + (f" ({result.invalid} invalid left out)" if result.invalid else ""))
 
 
@@ -220,7 +237,8 @@ def export_hf(
         dataset = to_hf_dataset(result.dialogues)
     except RuntimeError as error:
         raise fail(str(error)) from None
-    dataset.save_to_disk(str(out))
+    with writing(out):
+        dataset.save_to_disk(str(out))
     errors.print(f"[green]saved {len(dataset)} dialogue(s) to {out}[/]")
 
 
@@ -364,7 +382,7 @@ def chat(
 
 @app.command()
 def annotate(
-    name: Annotated[str, typer.Argument(help="Annotator: acts (CraigslistBargain), entities (MutualFriends), strategies (CaSiNo).")],
+    name: Annotated[str, typer.Argument(help=f"Annotator name: {ANNOTATOR_NAMES}.")],
     path: PathArg,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the annotated dialogues here (.jsonl or .parquet, duologue's schema).")] = None,
     corpus: Annotated[Optional[str], typer.Option(help=f"Format of PATH: a corpus name or {OWN}; default: {OWN} for files duologue wrote, else the annotator's corpus.")] = None,
@@ -419,12 +437,15 @@ def looks_like_own_schema(path: Path) -> bool:
         return False
     if first is None or first.suffix.lower() not in (".jsonl", ".parquet"):
         return False
-    if first.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
+    try:
+        if first.suffix.lower() == ".parquet":
+            import pyarrow.parquet as pq
 
-        return "schema_version" in pq.read_schema(first).names
-    with first.open("rb") as handle:
-        return b'"schema_version"' in handle.readline()
+            return "schema_version" in pq.read_schema(first).names
+        with first.open("rb") as handle:
+            return b'"schema_version"' in handle.readline()
+    except Exception:  # unreadable or corrupt: not ours to claim; reading it later reports why
+        return False
 
 
 def evaluation_tables(evaluation) -> list[Table]:
@@ -466,11 +487,18 @@ def report_command(
     from duologue.arena.report import report, report_table
 
     result = load(OWN, path, skip_invalid=True)
+    left_out = result.invalid + sum(1 for p in result.problems if p.record is None)  # records, and files that could not be read
+    if not result.dialogues:
+        if result.problems:
+            show_problems(result.problems, limit=10)
+        raise fail(f"{path}: no readable dialogues in duologue's schema (the output of `duologue play --out`); {result.invalid} record(s) left out" + (f", {left_out - result.invalid} file(s) unreadable" if left_out > result.invalid else ""), code=1)
     try:
         groups = report(result.dialogues)
         boards = ratings_from_dialogues(result.dialogues) if ratings else []
     except (ValueError, UnknownNameError) as error:
         raise fail(str(error)) from None
+    if left_out:
+        errors.print(f"[yellow]{result.invalid} unreadable record(s) left out of {result.records}" + (f"; {left_out - result.invalid} file(s) could not be read" if left_out > result.invalid else "") + "[/]")
     if as_json:
         payload: object = [g.model_dump() for g in groups]
         if ratings:
@@ -481,8 +509,6 @@ def report_command(
         console.print(report_table(group))
     for board in boards:
         console.print(leaderboard_table(board))
-    if result.invalid:
-        errors.print(f"[yellow]{result.invalid} unreadable line(s) left out[/]")
 
 
 from duologue.llm.cli import llm_app  # noqa: E402  (the `duologue llm` commands live with the LLM layer)
@@ -562,35 +588,63 @@ def serve(
 train_app = typer.Typer(help="Train the models duologue ships (needs the `ml` extra).", no_args_is_help=True)
 app.add_typer(train_app, name="train")
 
+from duologue.learning.cli import train_policy_command  # noqa: E402  (strategy learning lives with duologue.learning)
 
-@train_app.command("strategies")
-def train_strategies(
-    data: Annotated[Path, typer.Option(help="CaSiNo file or folder with strategy annotations.")] = Path("../shared/data/casino/split/casino_train.json"),
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Model file to write (default: the shipped model's path).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the fold split; the default reproduces the shipped model.")] = 0,
-) -> None:
-    """Train the CaSiNo strategy tagger (`duologue annotate strategies`) on a corpus's annotated dialogues."""
+train_app.command("policy")(train_policy_command)
+
+
+def _train_annotator(name: str, data: Path | None, out: Path | None, seed: int) -> None:
+    from duologue.agents.modular import data_root
+    from duologue.tasks import annotator as find_annotator
+
     try:
-        from duologue.tasks.casino.strategies import DEFAULT_MODEL
-        from duologue.tasks.casino.strategy_training import train as train_tagger
+        tagger = type(find_annotator(name))
+    except UnknownNameError as error:
+        raise fail(str(error)) from None
     except ImportError as error:
-        raise fail(f"training needs scikit-learn and scipy (pip install 'duologue[ml]'): {error}") from None
+        raise fail(f"the {name} annotator needs the `ml` extra (pip install 'duologue[ml]'): {error}") from None
+    if data is None:
+        if tagger.training_data is None:
+            raise fail(f"the {name} annotator has no model to train")
+        data = data_root() / tagger.training_data
     if not data.exists():
         raise fail(f"{data}: no such file or folder")
-    target = out or DEFAULT_MODEL
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors) as progress:
-        bar = progress.add_task("strategies: reading", total=None)
+        bar = progress.add_task(f"{name}: reading", total=None)
 
         def advance(stage: str, done: int, total: int) -> None:
-            progress.update(bar, description=f"strategies: {stage}", completed=done, total=total)
+            progress.update(bar, description=f"{name}: {stage}", completed=done, total=total)
 
         try:
-            model = train_tagger(data, target, seed=seed, progress=advance)
+            summary = tagger.train(data, out, seed=seed, progress=advance)
+        except NotImplementedError as error:
+            raise fail(str(error)) from None
         except ImportError as error:
             raise fail(f"training needs scikit-learn and scipy (pip install 'duologue[ml]'): {error}") from None
         except (CorpusReadError, ValueError) as error:
             raise fail(str(error)) from None
-    errors.print(f"[green]wrote {target}: {model.info['trained_on']}, {model.space.size} features[/]")
+    errors.print(f"[green]{summary}[/]")
+
+
+@train_app.command("annotator")
+def train_annotator(
+    name: Annotated[str, typer.Argument(help=f"Annotator whose model to train: {ANNOTATOR_NAMES}.")],
+    data: Annotated[Optional[Path], typer.Option(help="Annotated corpus file or folder (default: the annotator's training split under $DUOLOGUE_DATA).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Model file to write (default: the shipped model's path).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the fold split; the default reproduces the shipped model.")] = 0,
+) -> None:
+    """Train an annotator's model (the shipped one is reproduced with the defaults)."""
+    _train_annotator(name, data, out, seed)
+
+
+@train_app.command("strategies", hidden=True)
+def train_strategies(
+    data: Annotated[Optional[Path], typer.Option(help="Annotated corpus file or folder.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Model file to write.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the fold split.")] = 0,
+) -> None:
+    """Same as `duologue train annotator strategies` (kept for earlier scripts)."""
+    _train_annotator("strategies", data, out, seed)
 
 
 def main() -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import random
 import re
-from importlib import resources
 from typing import Any
 
 import pytest
@@ -27,11 +26,11 @@ from duologue.core.task import Task
 from duologue.data.compare import record_differences
 from duologue.llm.accounting import Completion
 from duologue.llm.settings import LLMSettings
-from duologue.tasks import corpus_format, make, spec_of_family, task_ids
+from duologue.tasks import corpus_format, make, spec_of_family, specs, task_ids
 from duologue.tasks.openchat.settings import STYLES
 
 FAKE = LLMSettings(base_url="http://127.0.0.1:1/v1", model="fake")
-FAMILIES = ("mutualfriends", "craigslist", "casino", "openchat")
+FAMILIES = sorted({spec.family for spec in specs()})
 MAX_TURNS = 6
 """Moves per test episode: short, so the whole file runs in about a minute on two cores."""
 SHORT = {"openchat-ed-v0": {"utterances": 4}, "openchat-wow-v0": {"utterances": 5}}
@@ -50,7 +49,11 @@ class QuitClient:
 
 
 def task_prompt_file(family: str) -> str:
-    return (resources.files("duologue.tasks") / family / "prompts" / "system.txt").read_text(encoding="utf-8")
+    spec = spec_of_family(family)
+    assert spec is not None
+    text = spec.read_resource("prompts", "system.txt")
+    assert text is not None, f"{family} ships no prompts/system.txt"
+    return text
 
 
 def started(task_id: str, seed: int = 4, **options: Any) -> Task:

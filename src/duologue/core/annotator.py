@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import Counter
-from typing import ClassVar, Iterable, Sequence
+from pathlib import Path
+from typing import Callable, ClassVar, Iterable, Sequence
 
 from pydantic import Field
 
@@ -48,6 +49,15 @@ class Annotator(ABC):
     """The annotation layer it writes (`intent`, `entity`, `strategy`)."""
     source: ClassVar[str]
     """Written into each `Annotation.source`, with a version (`duologue.acts-v1`)."""
+
+    training_data: ClassVar[str | None] = None
+    """For an annotator with a trained model: its training corpus, relative to the data root."""
+
+    @classmethod
+    def train(cls, data: Path, out: Path | None, *, seed: int, progress: Callable[[str, int, int], None] | None = None) -> str:
+        """Train the annotator's model on `data`, write it to `out` (default: the shipped model's
+        path), and say in one line what was trained. Annotators without a model cannot be trained."""
+        raise NotImplementedError(f"the {cls.name} annotator has no model to train")
 
     @abstractmethod
     def annotate(self, dialogue: Dialogue) -> list[Annotation]:

@@ -177,7 +177,7 @@ def test_cross_validation_reports_folds_intervals_and_a_bootstrap(sample):
 
 
 def test_shipped_model_is_small_versioned_and_complete():
-    assert DEFAULT_MODEL.exists(), "train it with `duologue train strategies`"
+    assert DEFAULT_MODEL.exists(), "train it with `duologue train annotator strategies`"
     assert DEFAULT_MODEL.stat().st_size < 3_000_000
     model = load_model()
     assert model.labels == tuple(STRATEGY_LABELS)
@@ -229,11 +229,13 @@ def test_annotator_evaluates_against_corpus_labels_only(sample, small_model):
 def test_cli_trains_and_annotates(fixtures: Path, tmp_path: Path):
     runner = CliRunner()
     out = tmp_path / "m.npz"
-    result = runner.invoke(app, ["train", "strategies", "--data", str(fixtures / "casino" / "casino_strategies.json"), "--out", str(out), "--seed", "3"])
+    result = runner.invoke(app, ["train", "annotator", "strategies", "--data", str(fixtures / "casino" / "casino_strategies.json"), "--out", str(out), "--seed", "3"])
     assert result.exit_code == 0, result.output
     assert load_model(out).info["seed"] == 3
     result = runner.invoke(app, ["train", "strategies", "--data", str(tmp_path / "missing.json"), "--out", str(out)])
-    assert result.exit_code == 2 and "no such file" in result.stderr
+    assert result.exit_code == 2 and "no such file" in result.stderr, "the earlier command name still works"
+    result = runner.invoke(app, ["train", "annotator", "acts"])
+    assert result.exit_code == 2 and "no model to train" in result.stderr
     result = runner.invoke(app, ["annotate", "strategies", str(fixtures / "casino" / "casino_strategies.json"), "--evaluate", "--json"])
     assert result.exit_code == 0, result.output
     evaluation = json.loads(result.stdout)

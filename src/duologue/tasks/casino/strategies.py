@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -316,6 +316,16 @@ class StrategyAnnotator(Annotator):
     task = "casino"
     layer = STRATEGY_LAYER
     source = f"duologue.strategies-v{MODEL_VERSION}"
+    training_data = "casino/split/casino_train.json"
+
+    @classmethod
+    def train(cls, data: Path, out: Path | None, *, seed: int, progress: Callable[[str, int, int], None] | None = None) -> str:
+        """Fit the linear tagger on a CaSiNo file's annotated dialogues (`duologue train annotator strategies`)."""
+        from duologue.tasks.casino.strategy_training import train as train_tagger
+
+        target = out or DEFAULT_MODEL
+        model = train_tagger(data, target, seed=seed, progress=progress)
+        return f"wrote {target}: {model.info['trained_on']}, {model.space.size} features"
 
     def __init__(self, model: StrategyModel | Path | str | None = None) -> None:
         if isinstance(model, StrategyModel):
