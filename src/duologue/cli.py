@@ -98,8 +98,9 @@ def writing(out: Path) -> Iterator[None]:
         yield
     except OSError as error:
         blocker = Path(error.filename) if error.filename else None
-        if blocker is not None and blocker != out and blocker.exists() and not blocker.is_dir():
-            raise fail(f"{out}: cannot write: {blocker} is a file, not a folder") from None
+        in_the_way = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+        if in_the_way is not None:
+            raise fail(f"{out}: cannot write: {in_the_way} is a file, not a folder") from None
         raise fail(f"{out}: cannot write: {error.strerror or error}" + (f" ({blocker})" if blocker is not None and blocker != out else "")) from None
 
 
@@ -487,18 +488,20 @@ def report_command(
     from duologue.arena.report import report, report_table
 
     result = load(OWN, path, skip_invalid=True)
-    left_out = result.invalid + sum(1 for p in result.problems if p.record is None)  # records, and files that could not be read
+    records_left_out = len({(p.file, p.record) for p in result.problems if p.record is not None})  # malformed lines too
+    files_left_out = sum(1 for p in result.problems if p.record is None)
+    left_out = f"{records_left_out} record(s) left out" + (f", {files_left_out} file(s) unreadable" if files_left_out else "")
     if not result.dialogues:
         if result.problems:
             show_problems(result.problems, limit=10)
-        raise fail(f"{path}: no readable dialogues in duologue's schema (the output of `duologue play --out`); {result.invalid} record(s) left out" + (f", {left_out - result.invalid} file(s) unreadable" if left_out > result.invalid else ""), code=1)
+        raise fail(f"{path}: no readable dialogues in duologue's schema (the output of `duologue play --out`); {left_out}", code=1)
     try:
         groups = report(result.dialogues)
         boards = ratings_from_dialogues(result.dialogues) if ratings else []
     except (ValueError, UnknownNameError) as error:
         raise fail(str(error)) from None
-    if left_out:
-        errors.print(f"[yellow]{result.invalid} unreadable record(s) left out of {result.records}" + (f"; {left_out - result.invalid} file(s) could not be read" if left_out > result.invalid else "") + "[/]")
+    if result.problems:
+        errors.print(f"[yellow]{left_out} as unreadable; {len(result.dialogues)} dialogue(s) reported[/]")
     if as_json:
         payload: object = [g.model_dump() for g in groups]
         if ratings:

@@ -77,3 +77,20 @@ def test_check_equals_the_detailed_checker_on_fixtures_and_mutations(name: str, 
             assert problems == detailed(name, fmt, record), record
         valid += not problems
     assert 0 < valid < len(records) + len(mutated)  # both answers were exercised
+
+
+@pytest.mark.parametrize("where", ["start_time", "time", "price", "target"])
+def test_numbers_too_large_for_a_float_are_problems_not_crashes(where: str, fixtures: Path):
+    """An integer beyond the float range (10**400) once crashed the CraigslistBargain checks
+    with OverflowError from `math.isfinite`; both passes must answer it, and agree."""
+    fmt = corpus_format("craigslist")
+    record = copy.deepcopy(next(raw.record for raw in iter_raw(fixtures / "craigslist" / "cocoa.json", [])))
+    if where in ("start_time", "time"):
+        record["events"][0][where] = 10**400
+    elif where == "price":
+        next(e for e in record["events"] if e["action"] == "offer")["data"]["price"] = 10**400
+    else:
+        record["scenario"]["kbs"][0]["personal"]["Target"] = 10**400
+    assert fmt.quick_check(record) is False
+    problems = fmt.check(record)
+    assert problems == fmt.check_in_detail(record) and problems and all(p.severity == "error" for p in problems)

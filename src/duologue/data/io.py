@@ -83,7 +83,7 @@ def list_files(path: Path, suffixes: tuple[str, ...] = NATIVE_SUFFIXES, problems
             if problems is not None:
                 problems.append(Problem(f"cannot read folder: {error.strerror or error}; its files were left out", file=error.filename or str(path)))
 
-        for folder, _, names in os.walk(path, onerror=unlistable, followlinks=True):
+        for folder, _, names in os.walk(path, onerror=unlistable, followlinks=False):
             for name in names:
                 if not name.lower().endswith(suffixes):
                     continue
@@ -143,8 +143,17 @@ def _iter_file(file: Path, problems: list[Problem]) -> Iterator[RawRecord]:
             problems.append(Problem(f"cannot read file: {error.strerror or error}", file=name))
             return
         with handle:
-            index = 0
-            for number, line in enumerate(handle, start=1):
+            index, number = 0, 0
+            lines = iter(handle)
+            while True:
+                try:
+                    line = next(lines, None)
+                except OSError as error:  # opened, but reading failed (an I/O error, a vanished mount)
+                    problems.append(Problem(f"cannot read file: {error.strerror or error}", file=name, line=number + 1))
+                    return
+                if line is None:
+                    return
+                number += 1
                 if not line.strip():
                     continue
                 try:
@@ -154,7 +163,6 @@ def _iter_file(file: Path, problems: list[Problem]) -> Iterator[RawRecord]:
                 else:
                     yield RawRecord(file, index, record, number)
                 index += 1
-        return
     if suffix == ".parquet":
         try:
             import pyarrow.parquet as pq
@@ -186,35 +194,55 @@ def _iter_file(file: Path, problems: list[Problem]) -> Iterator[RawRecord]:
         yield RawRecord(file, 0, data)
 
 
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-"""A JSON string literal, escapes included (valid JSON has no raw line break inside one)."""
+_CLASSES = np.zeros(256, dtype=np.uint8)
+for _byte, _class in ((b"[", 1), (b"{", 1), (b"]", 2), (b"}", 2), (b",", 3), (b'"', 4), (b"\\", 5), (b"\n", 6)):
+    _CLASSES[_byte[0]] = _class
+"""The bytes that matter for finding where array elements start: 1 open, 2 close, 3 comma, 4 quote, 5 backslash, 6 line break."""
+_SOLID = re.compile(rb"[^ \t\r\n]")
 
 
 def record_start_lines(text: bytes) -> list[int]:
     """Line number (1-based) where each element of a top-level JSON array starts.
 
     Used only when a file has problems, so messages can say `file:line` for JSON arrays too. The
-    file has parsed, so it is valid JSON: string literals are cut down to `""` by one regular
-    expression (they hold no line breaks), and the brackets, commas and line breaks left are
-    found and counted with numpy, so the cost stays a small part of parsing the file.
+    file has parsed, so it is valid JSON (no raw line break inside a string). numpy classifies
+    every byte in one pass; the quotes that are not escaped delimit the strings, brackets and
+    commas outside them give the nesting depth, and the commas at depth 1 separate the elements.
+    Only a few array passes over the text: a small part of parsing it, however large the file.
     """
-    skeleton = np.frombuffer(_STRING.sub(b'""', text), dtype=np.uint8)
-    blank = (skeleton == 0x20) | (skeleton == 0x09) | (skeleton == 0x0D) | (skeleton == 0x0A)
-    solid = np.flatnonzero(~blank)
-    if not len(solid) or skeleton[solid[0]] != 0x5B:  # not an array
+    first = _SOLID.search(text)
+    if first is None or text[first.start()] != 0x5B:  # not an array
         return []
-    opens = (skeleton == 0x5B) | (skeleton == 0x7B)
-    closes = (skeleton == 0x5D) | (skeleton == 0x7D)
-    marks = np.flatnonzero(opens | closes | (skeleton == 0x2C))
-    depth = np.cumsum(opens[marks].astype(np.int32) - closes[marks].astype(np.int32))
-    # an element starts after the opening bracket, or after a comma between top-level elements
-    delimiters = marks[((skeleton[marks] == 0x2C) & (depth == 1)) | (marks == solid[0])]
-    starts = solid[np.searchsorted(solid, delimiters, side="right").clip(max=len(solid) - 1)]
-    starts = starts[starts > delimiters]
-    if len(starts) and skeleton[starts[0]] == 0x5D:  # `[]`: no element at all
-        return []
-    newlines = np.flatnonzero(skeleton == 0x0A)
+    codes = _CLASSES[np.frombuffer(text, dtype=np.uint8)]
+    marks = np.flatnonzero(codes)
+    kinds = codes[marks]
+    del codes
+    quotes = kinds == 4
+    after_backslash = np.zeros(len(marks), dtype=bool)  # the byte just before is a backslash
+    after_backslash[1:] = (kinds[:-1] == 5) & (marks[:-1] + 1 == marks[1:])
+    for at in np.flatnonzero(quotes & after_backslash).tolist():  # few: backslashes are rare
+        quotes[at] = not _escaped(text, int(marks[at]))
+    in_string = np.cumsum(quotes, dtype=np.int64) % 2 == 1  # an odd number of quotes so far
+    newlines = marks[kinds == 6]
+    structural = (kinds >= 1) & (kinds <= 3) & ~in_string
+    marks, kinds = marks[structural], kinds[structural]
+    depth = np.cumsum(np.where(kinds == 1, 1, np.where(kinds == 2, -1, 0)), dtype=np.int64)
+    delimiters = marks[((kinds == 3) & (depth == 1)) | (marks == first.start())].tolist()
+    starts = []
+    for delimiter in delimiters:  # one per element: the first byte that is not blank after it
+        solid = _SOLID.search(text, delimiter + 1)
+        if solid is None or text[solid.start()] == 0x5D:  # `]`: an empty array
+            break
+        starts.append(solid.start())
     return (np.searchsorted(newlines, starts) + 1).tolist()
+
+
+def _escaped(text: bytes, quote: int) -> bool:
+    """Whether the quote at `quote` follows an odd run of backslashes (so it is inside a string)."""
+    run, at = 0, quote - 1
+    while at >= 0 and text[at] == 0x5C:
+        run, at = run + 1, at - 1
+    return run % 2 == 1
 
 
 def _json_reason(error: orjson.JSONDecodeError) -> str:

@@ -99,6 +99,11 @@ STRATEGY_LAYER = "strategy"
 ANNOTATED_SHAPE = "annotations"
 """`Source.shape` of records from the 2021 `casino_annotated` file (no chat, no participants)."""
 ANNOTATED_KEYS = ("dialogue_id", "annotations")
+HF_SHAPE = "hf"
+"""`Source.shape` of rows of the Hugging Face `casino` dataset: the record shape without `dialogue_id`,
+every `task_data` holding all three keys (null where unused)."""
+HF_EMPTY_TASK_DATA: dict[str, None] = {"data": None, "issue2youget": None, "issue2theyget": None}
+"""A chat message's `task_data` in the Hugging Face rows (the split files write `{}`)."""
 COUNT_STRINGS = tuple(str(n) for n in range(PACKAGES_PER_ISSUE + 1))
 
 
@@ -132,12 +137,14 @@ class CasinoFormat(CorpusFormat):
             return c.problems
         if _annotations_only(record):
             return self._check_annotations_only(record)
-        c.require(record, "dialogue_id", (int, str), "$")
+        hf = _hf_row(record)
+        if not hf:
+            c.require(record, "dialogue_id", (int, str), "$")
         participants = self._check_participants(c, record)
         logs = c.require(record, "chat_logs", list, "$")
         messages: list[str] | None = None
         if logs is not None:
-            messages = self._check_chat(c, logs, participants, record.get("participant_info"))
+            messages = self._check_chat(c, logs, participants, record.get("participant_info"), hf=hf)
         annotations = c.optional(record, "annotations", list, "$", nullable=False)  # absent in the 2021 complete file
         if annotations is not None:
             self._check_annotations(c, annotations, messages)
@@ -183,8 +190,8 @@ class CasinoFormat(CorpusFormat):
             if personality is not None:
                 c.optional(personality, "svo", str, f"{path}.personality")
                 big_five = c.optional(personality, "big-five", dict, f"{path}.personality")
-                for trait in big_five or {}:
-                    c.require(big_five, trait, float, f"{path}.personality.big-five")
+                for trait in big_five or {}:  # null in Hugging Face rows of participants without scores
+                    c.require(big_five, trait, float, f"{path}.personality.big-five", nullable=True)
         return list(info)
 
     def _check_priorities(self, c: Checker, participant: Mapping, path: str) -> None:
@@ -204,7 +211,7 @@ class CasinoFormat(CorpusFormat):
             for level in value2reason:
                 c.require(value2reason, level, str, here)
 
-    def _check_chat(self, c: Checker, logs: list, participants: list[str] | None, info: Any) -> list[str] | None:
+    def _check_chat(self, c: Checker, logs: list, participants: list[str] | None, info: Any, *, hf: bool = False) -> list[str] | None:
         """Check entries and the deal flow; return the chat messages' texts (None if unusable)."""
         messages: list[str] = []
         usable = True
@@ -230,7 +237,7 @@ class CasinoFormat(CorpusFormat):
             if text not in MOVES:
                 if _looks_like_move(text):
                     c.warn(f"{path}.text", f"unknown deal move {text!r} (read as a chat message); the moves are {', '.join(MOVES)}", "unknown-move")
-                elif task_data:
+                elif task_data and not (hf and task_data == HF_EMPTY_TASK_DATA):
                     c.warn(f"{path}.task_data", f"a chat message carries task data {task_data!r}; only the deal moves {', '.join(MOVES)} do", "task-data-on-message")
                 messages.append(text)
                 continue
@@ -346,9 +353,13 @@ class CasinoFormat(CorpusFormat):
         }
         events = [_event(entry) for entry in record["chat_logs"]]
         source_extra: dict[str, Any] = {}
-        raw_id = record["dialogue_id"]
-        if _native_id(str(raw_id)) != raw_id:
+        hf = _hf_row(record)
+        raw_id = record["dialogue_id"] if not hf else f"row-{index or 0}"  # Hugging Face rows have no id
+        if not hf and _native_id(str(raw_id)) != raw_id:
             source_extra["dialogue_id"] = raw_id
+        reason_order = {pid: list(info[pid]["value2reason"]) for pid in ids if list(info[pid]["value2reason"]) != list(PRIORITY_LEVELS)}
+        if reason_order:  # Hugging Face rows list Low, Medium, High
+            source_extra["value2reason_order"] = reason_order
         if len(record) != len(RECORD_KEYS):
             fields = {k: v for k, v in record.items() if k not in RECORD_KEYS}
             if fields:
@@ -365,7 +376,7 @@ class CasinoFormat(CorpusFormat):
             outcome=_outcome(events, info, ids),
             ratings=_ratings(info, ids),
             annotations=_annotations(record.get("annotations", ()), events),
-            source=_SOURCE(corpus=self.name, file=file, index=index, extra=source_extra),
+            source=_SOURCE_SHAPED(corpus=self.name, shape=HF_SHAPE if hf else None, file=file, index=index, extra=source_extra),
         )
 
     def _annotations_only_dialogue(self, record: Mapping[str, Any], *, file: str | None, index: int | None, split: str | None) -> Dialogue:
@@ -409,11 +420,13 @@ class CasinoFormat(CorpusFormat):
         record: dict[str, Any] = {
             "dialogue_id": dialogue_id,
             "chat_logs": [entry for event in dialogue.events if (entry := _entry(event, ours)) is not None],
-            "participant_info": {p.id: _participant(dialogue, p, ours) for p in dialogue.parties},
+            "participant_info": {p.id: _participant(dialogue, p, ours, source_extra.get("value2reason_order", {}).get(p.id)) for p in dialogue.parties},
             "annotations": _native_annotations(dialogue),
         }
         if not record["annotations"] and "annotations" in (source_extra.get("absent") or ()):
             del record["annotations"]
+        if ours and dialogue.source.shape == HF_SHAPE:
+            del record["dialogue_id"]
         record.update(source_extra.get("fields", {}))
         return record
 
@@ -624,6 +637,11 @@ def _native_id(dialogue_id: str) -> int | str:
     return int(dialogue_id) if _INTEGER.fullmatch(dialogue_id) else dialogue_id
 
 
+def _hf_row(record: Mapping) -> bool:
+    """Whether a record is a Hugging Face `casino` row (the chat, without a `dialogue_id`)."""
+    return "dialogue_id" not in record and "chat_logs" in record
+
+
 def _annotations_only(record: Mapping) -> bool:
     """Whether a record has the 2021 `casino_annotated` shape (annotations without the chat)."""
     return "annotations" in record and "chat_logs" not in record and "participant_info" not in record
@@ -816,7 +834,7 @@ def _entry(event, ours: bool) -> dict[str, Any] | None:
     return entry
 
 
-def _participant(dialogue: Dialogue, party: Party, ours: bool) -> dict[str, Any]:
+def _participant(dialogue: Dialogue, party: Party, ours: bool, reason_order: list[str] | None = None) -> dict[str, Any]:
     view = dialogue.scenario.private.get(party.id, {})
     stored = view.get("value2issue") if isinstance(view.get("value2issue"), Mapping) else {}
     priorities = view.get("priorities") or priorities_from_value2issue(stored)
@@ -825,7 +843,7 @@ def _participant(dialogue: Dialogue, party: Party, ours: bool) -> dict[str, Any]
     reasons = view.get("reasons") or {}
     participant: dict[str, Any] = {
         "value2issue": {level: issue_of[level] for level in order if level in issue_of},
-        "value2reason": {level: reasons.get(issue_of.get(level), "") for level in PRIORITY_LEVELS} if issue_of else {},
+        "value2reason": {level: reasons.get(issue_of.get(level), "") for level in reason_order or PRIORITY_LEVELS} if issue_of else {},
         "outcomes": _native_outcomes(dialogue, party.id),
         "demographics": party.info.get("demographics", {}),
         "personality": party.info.get("personality", {}),

@@ -729,6 +729,9 @@ class MutualFriendsFormat(CorpusFormat):
         scenario_fields = {k: v for k, v in scenario.items() if k not in COCOA_SCENARIO_KEYS}
         if scenario_fields:
             source_extra["scenario_fields"] = scenario_fields
+        written = [k for k in COCOA_SCENARIO_KEYS if k in scenario] + list(scenario_fields)
+        if list(scenario) != written:  # the writer's order is not the file's (`alphas` first in some releases)
+            source_extra["scenario_order"] = list(scenario)
         outcome = record["outcome"]
         outcome_fields = {k: v for k, v in outcome.items() if k != "reward"}
         return _Read(scenario["uuid"], list(scenario["attributes"]), scenario.get("alphas"), kbs, events, outcome["reward"], source_extra, outcome_fields)
@@ -859,6 +862,8 @@ class MutualFriendsFormat(CorpusFormat):
         scenario["attributes"] = self._attributes(dialogue, kbs)
         scenario["kbs"] = kbs
         scenario.update(extra.get("scenario_fields", {}))
+        if "scenario_order" in extra:
+            scenario = {k: scenario[k] for k in extra["scenario_order"] if k in scenario} | scenario
         outcome: dict[str, Any] = {"reward": self._reward(dialogue, kbs)}
         if native and dialogue.outcome is not None:
             outcome.update(dialogue.outcome.extra.get("fields", {}))
