@@ -129,3 +129,11 @@ def test_validate_prints_warnings_exits_0_and_strict_exits_1(corpus: str, relati
     assert "with rule anomalies" in result.stderr
     strict = validate(corpus, path, "--strict")
     assert strict.exit_code == 1 and "--strict" in strict.stderr
+
+
+def test_the_2021_release_folder_validates_as_a_whole(fixtures: Path):
+    """`casino_annotated` repeats the ids of the `casino_complete` transcripts it annotates: not duplicates."""
+    result = validate("casino", str(fixtures / "casino/published/2021"), "--json")
+    assert result.exit_code == 0
+    assert {json.loads(line)["severity"] for line in result.stdout.splitlines()} == {"warning"}
+    assert "8 record(s): 8 valid" in result.stderr

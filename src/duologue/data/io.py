@@ -171,7 +171,7 @@ def _iter_file(file: Path, problems: list[Problem]) -> Iterator[RawRecord]:
         except OSError as error:
             problems.append(Problem(f"cannot read file: {error.strerror or error}", file=name))
             return
-        except Exception as error:  # pyarrow raises several types for a bad file
+        except Exception as error:  # noqa: BLE001  pyarrow raises several types for a bad file
             problems.append(Problem(f"cannot read parquet: {type(error).__name__}: {error}", file=name))
             return
         for index, row in enumerate(rows):
@@ -320,6 +320,9 @@ def _read_corpus(fmt: CorpusFormat, path: Path, *, skip_invalid: bool, progress:
         problems = _safe_check(fmt, raw.record)
         if rid is not None:
             key = f"{folder}/{rid}" if one_per_file else rid
+            scope = fmt.id_scope(raw.record)
+            if scope:
+                key = f"{scope}:{key}"
             if key in seen_ids:
                 problems.append(Problem(f"duplicate record id {rid!r} (first seen in {seen_ids[key]})", path="$"))
             else:
@@ -369,7 +372,7 @@ def _array_line(raw: RawRecord, cache: dict[Path, list[int]]) -> int | None:
 def _safe_id(fmt: CorpusFormat, record: Any) -> str | None:
     try:
         rid = fmt.record_id(record)
-    except Exception:  # a malformed record must not stop the read
+    except Exception:  # noqa: BLE001  a malformed record must not stop the read
         return None
     return None if rid is None else str(rid)
 
@@ -378,7 +381,7 @@ def _safe_check(fmt: CorpusFormat, record: Any) -> list[Problem]:
     try:
         problems = fmt.check(record)
         return [] if not problems else list(problems)
-    except Exception as error:  # a checker bug must still be reported, not crash the run
+    except Exception as error:  # noqa: BLE001  a checker bug must still be reported, not crash the run
         return [Problem(f"record could not be checked ({type(error).__name__}: {error})")]
 
 

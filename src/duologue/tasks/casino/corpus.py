@@ -36,6 +36,28 @@ events and the four deal moves become `SubmitDeal` (string counts as ints), `Acc
 agreement, with `points_scored` as scores. Satisfaction and opponent likeness become party ratings on
 their five-label scales; strategy annotations are attached to the message they label.
 
+Published shapes, all read and written back in their own key order: the split files
+(`casino_train.json` ...) and the full file (`casino.json`); the 2021 release's `casino_complete.json`
+(no `demographics`, `personality` or `annotations`: absent fields stay absent) and
+`casino_annotated.json` (`{dialogue_id, annotations}` only: the annotated utterances become messages
+with no known speaker, `Source.shape == "annotations"`); and Hugging Face `casino` rows (no
+`dialogue_id`; every `task_data` has `data`, `issue2youget`, `issue2theyget`, null where unused;
+`Source.shape == "hf"`). Strategy labels are read in the corpus's lower-case spelling (`Self-Need`
+-> `self-need`); a label list spelt otherwise is kept in the annotation's `value.labels` and written
+back as published.
+
+Errors and warnings. Errors (the record is refused): not an object, a missing or mistyped field,
+not exactly two participants, priorities that do not rank each issue once, a speaker who is not a
+participant, a package count that is not "0".."3", a malformed annotation. Warnings (rule anomalies:
+the record loads whole and the anomaly goes to `Dialogue.anomalies`, with these codes):
+`empty-label` and `unknown-label` (a strategy label list such as `small-talk,self-need,,vouch-fair`),
+`deal-does-not-add-up` (shares that do not sum to 3 per issue), `answer-without-deal` and
+`own-deal-answered` (an accept or reject with no pending deal, or by its proposer),
+`entry-after-end`, `unknown-move` (a misspelt move, read as a chat message),
+`task-data-on-message`, `unmatched-annotation`, `points-mismatch` and `points-out-of-range`, and
+`rating-off-scale` (a satisfaction or likeness answer off its five labels: kept as written in the
+outcome's leftovers, with no rating made of it).
+
 Annotations and messages: the annotated utterances are the chat messages in order, but two published
 dialogues (428 and 596) leave one message unannotated, so annotations are matched to messages in
 order rather than by position; unlabelled messages simply carry no annotation.
@@ -123,6 +145,10 @@ class CasinoFormat(CorpusFormat):
             if isinstance(value, (int, str)) and not isinstance(value, bool):
                 return str(value)
         return None
+
+    def id_scope(self, record: Any) -> str:
+        """The 2021 `casino_annotated` records share their ids with the transcripts they annotate."""
+        return ANNOTATED_SHAPE if isinstance(record, Mapping) and _annotations_only(record) else ""
 
     # ------------------------------------------------------------------ checks
 

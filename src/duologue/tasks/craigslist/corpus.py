@@ -42,6 +42,14 @@ were; an offer's price survives only as the act's price. Missing values become d
 `-1.0`, intent `""`, agent `-1`, Bottomline the text `"None"`, item fields `""` / `-1.0`;
 list-valued item fields (Images, Description) are joined with `","`. Rows have no id.
 
+Errors and warnings: a record is refused (an error) when it is not one of the two shapes, misses a
+field, has a value of the wrong type or an integer beyond the float range, a non-positive offer
+price, an unknown action or agent, or roles other than one buyer and one seller. Rule anomalies are
+warnings (the record loads whole, the anomaly goes to `Dialogue.anomalies`): `accept-without-offer`
+(an accept with no offer on the table, as in the official test split; the dialogue has no deal) and
+`negative-price` (a negative listing price or target; in the HF shape -1 marks a missing value and
+is not flagged).
+
 Both shapes map onto one `Dialogue`: parties `"0"` and `"1"` (agent indices), each party's
 private view `{role, target, bottomline, item {category, title, description, price, images}}`,
 typed events, parser labels as `intent` / `price` annotations (`source="corpus-parser"`), and an
