@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 
 from duologue.cli import app
 from duologue.core.schema import Message, SystemNote
-from duologue.data.io import read_corpus
 from duologue.tasks import corpus_format, make
 from duologue.tasks.dealornodeal.corpus import DealOrNoDealFormat, mirror
 from duologue.tasks.dealornodeal.task import ChooseEvent
@@ -64,7 +63,7 @@ def test_anomalies_are_warnings_and_broken_lines_errors(fixtures):
     assert {a.code for a in dialogue.anomalies} == {"scenario", "no-selection", "split"}
     assert not dialogue.outcome.agreed  # choices that do not split the pool score nothing
     assert FMT.from_dialogue(dialogue) == records[0]  # read whole and written back
-    for record, path in zip(records[1:], ("$.perspectives[0].input", "$.perspectives[0]", "$.perspectives[0].output")):
+    for record, path in zip(records[1:], ("$.perspectives[0].input", "$.perspectives[0]", "$.perspectives[0].output"), strict=True):
         errors = [p for p in FMT.check(record) if p.severity == "error"]
         assert [p.path for p in errors] == [path]
 
@@ -121,7 +120,7 @@ def test_the_validation_split_round_trips_line_for_line(corpus_path):
     written = FMT.write_text(FMT.write_records(dialogues)).splitlines()
     original = path.read_text(encoding="utf-8").splitlines()
     assert len(written) == len(original)
-    for number, (line, again) in enumerate(zip(original, written), start=1):
+    for number, (line, again) in enumerate(zip(original, written, strict=True), start=1):
         assert again == line, f"line {number} differs"
     agreed, total = agreement_by_hand(path)
     assert (sum(bool(d.outcome.agreed) for d in dialogues), len(dialogues)) == (agreed, total)

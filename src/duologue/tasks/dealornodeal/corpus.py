@@ -112,7 +112,7 @@ def _output(text: str, path: str) -> list[list[int]] | str:
         halves = []
         for half in (tokens[: len(ITEMS)], tokens[len(ITEMS) :]):
             counts = []
-            for key, token in zip(ITEM_KEYS, half):
+            for key, token in zip(ITEM_KEYS, half, strict=True):
                 name, sep, count = token.partition("=")
                 if name != key or not sep or not count.isdigit() or count != str(int(count)):
                     break
@@ -149,7 +149,7 @@ def write_line(parsed: Mapping[str, Any]) -> str:
     if isinstance(output, str):
         out = " ".join([f"<{output}>"] * 2 * len(ITEMS))
     else:
-        out = " ".join(f"{key}={n}" for half in output for key, n in zip(ITEM_KEYS, half))
+        out = " ".join(f"{key}={n}" for half in output for key, n in zip(ITEM_KEYS, half, strict=True))
     numbers = lambda values: " ".join(map(str, values))  # noqa: E731
     return f"<input> {numbers(parsed['input'])} </input> <dialogue> {' '.join(turns)} </dialogue> <output> {out} </output> <partner_input> {numbers(parsed['partner'])} </partner_input>"
 
@@ -240,14 +240,14 @@ class DealOrNoDealFormat(CorpusFormat):
 
     @staticmethod
     def _anomalies(parsed: dict[str, Any], checker: Checker) -> None:
-        pool = dict(zip(ITEMS, parsed["input"][0::2]))
-        values = {p: dict(zip(ITEMS, v[1::2])) for p, v in zip(PARTY_IDS, (parsed["input"], parsed["partner"]))}
+        pool = dict(zip(ITEMS, parsed["input"][0::2], strict=True))
+        values = {p: dict(zip(ITEMS, v[1::2], strict=True)) for p, v in zip(PARTY_IDS, (parsed["input"], parsed["partner"]), strict=True)}
         for problem in scenario_problems(pool, values):
             checker.warn("$.perspectives[0]", problem, "scenario")
         output = parsed["output"]
         if parsed["selector"] is None and not isinstance(output, str):
             checker.warn("$.perspectives[0].dialogue", "items were chosen but no side pressed <selection>", "no-selection")
-        if not isinstance(output, str) and [a + b for a, b in zip(*output)] != list(pool.values()):
+        if not isinstance(output, str) and [a + b for a, b in zip(*output, strict=True)] != list(pool.values()):
             checker.warn("$.perspectives[0].output", f"the two choices {output} do not split the pool {list(pool.values())}", "split")
 
     # ------------------------------------------------------------------ reading
@@ -257,8 +257,8 @@ class DealOrNoDealFormat(CorpusFormat):
         parsed = parse_line(lines[0])
         you, them = PARTY_IDS
         party_of = {"YOU": you, "THEM": them}
-        pool = dict(zip(ITEMS, parsed["input"][0::2]))
-        values = {you: dict(zip(ITEMS, parsed["input"][1::2])), them: dict(zip(ITEMS, parsed["partner"][1::2]))}
+        pool = dict(zip(ITEMS, parsed["input"][0::2], strict=True))
+        values = {you: dict(zip(ITEMS, parsed["input"][1::2], strict=True)), them: dict(zip(ITEMS, parsed["partner"][1::2], strict=True))}
         events: list[Any] = [Message(party=party_of[who], text=said) for who, said in parsed["turns"]]
         output = parsed["output"]
         extra: dict[str, Any] = {"perspectives": len(lines)}
@@ -272,7 +272,7 @@ class DealOrNoDealFormat(CorpusFormat):
                 if output != "disconnect":
                     events.append(ChooseEvent(party=second))
             else:
-                took = {you: dict(zip(ITEMS, output[0])), them: dict(zip(ITEMS, output[1]))}
+                took = {you: dict(zip(ITEMS, output[0], strict=True)), them: dict(zip(ITEMS, output[1], strict=True))}
                 events.append(ChooseEvent(party=first, mine=took[first], theirs=took[second]))
                 events.append(ChooseEvent(party=second, mine=took[second], theirs=took[first]))
         if isinstance(output, str):
@@ -314,8 +314,8 @@ class DealOrNoDealFormat(CorpusFormat):
         else:
             output = "no_agreement"
         parsed = {
-            "input": [n for item, c in zip(ITEMS, pool) for n in (c, int(values[you][item]))],
-            "partner": [n for item, c in zip(ITEMS, pool) for n in (c, int(values[them][item]))],
+            "input": [n for item, c in zip(ITEMS, pool, strict=True) for n in (c, int(values[you][item]))],
+            "partner": [n for item, c in zip(ITEMS, pool, strict=True) for n in (c, int(values[them][item]))],
             "turns": turns,
             "selector": speaker[first] if first is not None and dialogue.source.extra.get("selection") is not False else None,
             "output": output,

@@ -80,7 +80,7 @@ def scenario_problems(pool: Counts, values: Mapping[str, Values]) -> list[str]:
 def _value_vectors(pool: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """Every way to value the pool's item types so that the pool is worth exactly 10."""
     ranges = [range(TOTAL_VALUE // n + 1) for n in pool]
-    return tuple(v for v in product(*ranges) if sum(c * x for c, x in zip(pool, v)) == TOTAL_VALUE)
+    return tuple(v for v in product(*ranges) if sum(c * x for c, x in zip(pool, v, strict=True)) == TOTAL_VALUE)
 
 
 @lru_cache(maxsize=1)
@@ -100,15 +100,15 @@ def generate(rng: random.Random) -> tuple[dict[str, int], dict[str, int], dict[s
         if not vectors:
             continue
         a, b = rng.choice(vectors), rng.choice(vectors)
-        counts = dict(zip(ITEMS, pool))
-        values_a, values_b = dict(zip(ITEMS, a)), dict(zip(ITEMS, b))
+        counts = dict(zip(ITEMS, pool, strict=True))
+        values_a, values_b = dict(zip(ITEMS, a, strict=True)), dict(zip(ITEMS, b, strict=True))
         if not scenario_problems(counts, {"a": values_a, "b": values_b}):
             return counts, values_a, values_b
 
 
 def all_shares(pool: Counts) -> list[dict[str, int]]:
     """Every share one side can take of the pool (the other side gets the complement)."""
-    return [dict(zip(ITEMS, took)) for took in product(*(range(pool[item] + 1) for item in ITEMS))]
+    return [dict(zip(ITEMS, took, strict=True)) for took in product(*(range(pool[item] + 1) for item in ITEMS))]
 
 
 def is_pareto_optimal(share_a: Counts, pool: Counts, values_a: Values, values_b: Values) -> bool:

@@ -96,7 +96,7 @@ def parse_context(line: str) -> tuple[dict[str, int], dict[str, int]]:
     numbers = [int(token) for token in line.split()]
     if len(numbers) != 2 * len(ITEMS):
         raise ValueError(f"a context has {2 * len(ITEMS)} numbers (count and value of each item), got {line!r}")
-    return dict(zip(ITEMS, numbers[0::2])), dict(zip(ITEMS, numbers[1::2]))
+    return dict(zip(ITEMS, numbers[0::2], strict=True)), dict(zip(ITEMS, numbers[1::2], strict=True))
 
 
 @lru_cache(maxsize=8)
@@ -113,7 +113,7 @@ def read_contexts(path: str) -> tuple[Scenario, ...]:
             raise ValueError(f"{path}:{number + 1}: {error}") from None
         if pool != other_pool:
             raise ValueError(f"{path}:{number + 1}: the two sides of a context pair have different counts")
-        scenarios.append(scenario_of(pool, dict(zip(PARTY_IDS, (a, b)))))
+        scenarios.append(scenario_of(pool, dict(zip(PARTY_IDS, (a, b), strict=True))))
     return tuple(scenarios)
 
 
@@ -193,7 +193,7 @@ class DealOrNoDealTask(Task):
         if self.contexts is not None:
             return rng.choice(read_contexts(self.contexts)).model_copy(deep=True)
         pool, a, b = generate(rng)
-        return scenario_of(pool, dict(zip(self.party_ids, (a, b))))
+        return scenario_of(pool, dict(zip(self.party_ids, (a, b), strict=True)))
 
     def pool(self) -> dict[str, int]:
         return {item: int(self.scenario.public["pool"][item]) for item in ITEMS}
