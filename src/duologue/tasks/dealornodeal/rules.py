@@ -49,7 +49,7 @@ def split_problems(mine: Counts, theirs: Counts, pool: Counts) -> list[str]:
         counts = [share.get(item) for share in (mine, theirs)]
         if any(isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in counts):
             problems.append(f"{item}: counts must be whole numbers from 0, got {counts}")
-        elif sum(counts) != pool[item]:
+        elif sum(c for c in counts if isinstance(c, int)) != pool[item]:
             problems.append(f"{item}: {counts[0]} + {counts[1]} do not add up to the {pool[item]} in the pool")
     return problems
 
