@@ -52,7 +52,7 @@ def test_loads_whole_and_flags_only_the_anomalies(corpus: str, relative: str, co
         assert len(result.dialogues) == count
     flagged = {d.id: [(a.path, a.code) for a in d.anomalies] for d in result.dialogues if d.anomalies}
     if corpus == "craigslist" and relative.endswith(".jsonl"):  # Hugging Face rows have no id
-        flagged = {"row": found for found in flagged.values()}
+        flagged = {"row": list(flagged.values())[-1]} if flagged else {}
     assert flagged == anomalies
 
 
@@ -137,3 +137,16 @@ def test_the_2021_release_folder_validates_as_a_whole(fixtures: Path):
     assert result.exit_code == 0
     assert {json.loads(line)["severity"] for line in result.stdout.splitlines()} == {"warning"}
     assert "8 record(s): 8 valid" in result.stderr
+
+
+def test_a_user_rating_off_its_scale_loads_and_is_written_back_as_it_was(fixtures: Path, tmp_path: Path):
+    record = json.loads((fixtures / "duo" / "ed" / "en" / "0000.json").read_text(encoding="utf-8"))
+    record["subjective_evaluation"] = {"preference": 7.0, **{k: v for k, v in record["subjective_evaluation"].items() if k != "preference"}, "empathy": 0}
+    folder = tmp_path / "ed" / "en"
+    folder.mkdir(parents=True)
+    (folder / "0000.json").write_text(json.dumps(record), encoding="utf-8")
+    fmt = corpus_format("duo")
+    [dialogue] = read_corpus(fmt, tmp_path).dialogues
+    assert {(a.path, a.code) for a in dialogue.anomalies} == {("$.subjective_evaluation.preference", "rating-off-scale"), ("$.subjective_evaluation.empathy", "rating-off-scale")}
+    assert all(r.scale.contains(r.value) for r in dialogue.ratings)  # no rating is made of an off-scale answer
+    assert ordered(fmt.from_dialogue(dialogue)) == ordered(record)

@@ -127,7 +127,7 @@ def test_reading_a_folder_with_a_broken_file_names_file_record_and_path(record, 
     folder = tmp_path / "ed" / "en"
     folder.mkdir(parents=True)
     (folder / "0000.json").write_text(json.dumps(record), encoding="utf-8")
-    broken = set_path(record, lambda r: (r.update(dialogue_id="0001"), r["subjective_evaluation"].update(empathy=11.0)))
+    broken = set_path(record, lambda r: (r.update(dialogue_id="0001"), r["subjective_evaluation"].update(empathy="eleven")))
     (folder / "0001.json").write_text(json.dumps(broken), encoding="utf-8")
     result = read_corpus(FMT, tmp_path, skip_invalid=True)
     assert (result.records, result.invalid, len(result.dialogues)) == (2, 1, 1)

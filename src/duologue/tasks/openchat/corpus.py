@@ -39,6 +39,12 @@ and `emotion` + `episode` or `topic`; each utterance is a `Message`; the user's 
 score is a `Rating(rater_kind="third_party", rater_id="0"|"1"|"2", target="bot")`. The stored
 means are recomputed on writing (and kept in `Source.extra` only where a file's mean is not the
 rounded mean of its scores), so a record round-trips exactly.
+
+Errors and warnings: every check is an error (the record is refused) except one rule anomaly, a
+warning with code `rating-off-scale`: the user's own rating outside 1-5. Such a record loads whole;
+the answer is kept as written in `Source.extra` (no `Rating` is made of it) and the anomaly is on
+`Dialogue.anomalies`. A third-party rater's score off the scale, or a stored mean that does not
+match its scores, stays an error: those blocks are recomputed from the scores on writing.
 """
 
 from __future__ import annotations
@@ -145,7 +151,7 @@ class DuoFormat(CorpusFormat):
         subjective = c.require(record, "subjective_evaluation", dict, "$")
         if subjective is not None:
             for criterion, value in subjective.items():
-                _check_rating_value(c, value, f"$.subjective_evaluation.{criterion}")
+                _check_rating_value(c, value, f"$.subjective_evaluation.{criterion}", off_scale_is_anomaly=True)
         objective = c.optional(record, "objective_evaluation", dict, "$", nullable=False)
         if objective is not None:
             _check_objective(c, objective)
@@ -175,8 +181,12 @@ class DuoFormat(CorpusFormat):
             if key in record:
                 public[key] = record[key]
         events = [_message_event(turn, position, user_id, system_id) for position, turn in enumerate(turns)]
-        ratings = [_rating("party", USER, criterion, value) for criterion, value in record["subjective_evaluation"].items()]
+        subjective = record["subjective_evaluation"]
+        ratings = [_rating("party", USER, criterion, value) for criterion, value in subjective.items() if _on_scale(value)]
         extra: dict[str, Any] = {}
+        if len(ratings) != len(subjective):  # off-scale answers (rule anomalies): kept as written, in place
+            extra["subjective_off_scale"] = {k: v for k, v in subjective.items() if not _on_scale(v)}
+            extra["subjective_key_order"] = list(subjective)
         objective = record.get("objective_evaluation")
         if objective is not None:
             ratings.extend(_objective_ratings(objective))
@@ -221,7 +231,12 @@ class DuoFormat(CorpusFormat):
         objective = _objective_record(dialogue, extra)
         if objective is not None:
             record["objective_evaluation"] = objective
-        record["subjective_evaluation"] = _subjective_record(dialogue)
+        subjective = _subjective_record(dialogue)
+        if "subjective_off_scale" in extra:
+            subjective.update(extra["subjective_off_scale"])
+            order = extra.get("subjective_key_order") or list(subjective)
+            subjective = {key: subjective[key] for key in order if key in subjective} | subjective
+        record["subjective_evaluation"] = subjective
         record["dialogue"] = _turn_records(dialogue)
         record.update(extra.get("fields", {}))
         order = extra.get("key_order")
@@ -309,17 +324,34 @@ def _is_number(value: Any) -> bool:
     return is_json_type(value, float) and not isinstance(value, bool)
 
 
-def _check_rating_value(c: Checker, value: Any, path: str) -> bool:
+def _check_rating_value(c: Checker, value: Any, path: str, *, off_scale_is_anomaly: bool = False) -> bool:
+    """Whether `value` is a rating on the 1-5 scale. Off the scale, the user's own rating is a rule
+    anomaly (a warning: the record loads, the value is kept as written); a rater's score is an error."""
     if not _is_number(value):
         c.fail(path, f"expected a rating number, got {json_type(value)}")
         return False
-    if isinstance(value, float) and not math.isfinite(value):
+    if not _finite(value):
         c.fail(path, f"rating {value} is not a finite number")
         return False
     if not RATING_LOW <= value <= RATING_HIGH:
-        c.fail(path, f"rating {value} is outside the {RATING_LOW}-{RATING_HIGH} scale")
+        if off_scale_is_anomaly:
+            c.warn(path, f"rating {value} is outside the {RATING_LOW}-{RATING_HIGH} scale (kept as written, no rating made of it)", "rating-off-scale")
+        else:
+            c.fail(path, f"rating {value} is outside the {RATING_LOW}-{RATING_HIGH} scale")
         return False
     return True
+
+
+def _finite(value: int | float) -> bool:
+    """A finite number a float can hold (an integer beyond the float range is not one)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _on_scale(value: Any) -> bool:
+    return RATING_LOW <= value <= RATING_HIGH
 
 
 def _check_objective(c: Checker, objective: Mapping[str, Any]) -> None:
