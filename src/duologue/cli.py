@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from duologue.arena.specs import AGENT_LIST_COMMAND, AGENTS_FORMS, split_agent_specs
-from duologue.core.schema import Dialogue, dialogue_json_schema
+from duologue.core.schema import dialogue_json_schema
 from duologue.data.formats import Problem
 from duologue.llm.settings import LLMConfigError, LLMError
 from duologue.data.io import CorpusPathError, CorpusReadError, dump_dialogue, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, validate_corpus, write_dialogues, write_native
@@ -445,7 +445,7 @@ def looks_like_own_schema(path: Path) -> bool:
             return "schema_version" in pq.read_schema(first).names
         with first.open("rb") as handle:
             return b'"schema_version"' in handle.readline()
-    except Exception:  # unreadable or corrupt: not ours to claim; reading it later reports why
+    except Exception:  # noqa: BLE001  unreadable or corrupt: not ours to claim; reading it later reports why
         return False
 
 
@@ -565,7 +565,7 @@ def serve(
         web_app = create_app(settings, studies)
     except StudyError as error:
         raise fail(str(error)) from None
-    except Exception as error:  # a database URL that does not work, a driver that is missing
+    except Exception as error:  # noqa: BLE001  a database URL that does not work, a driver that is missing
         raise fail(f"cannot start the platform: {error}") from None
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     base = f"http://{shown}:{port}"

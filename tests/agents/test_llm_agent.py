@@ -19,7 +19,7 @@ from duologue.agents.llm import InvalidReply, LLMAgent, MoveError, reply_to_acti
 from duologue.core import actions, moves
 from duologue.core.episode import play_episode
 from duologue.core.schema import Scenario
-from duologue.core.task import IllegalAction, Observation, Task
+from duologue.core.task import IllegalAction, Task
 from duologue.llm.accounting import Completion
 from duologue.llm.settings import LLMConfigError, LLMSettings
 from duologue.tasks import make

@@ -69,7 +69,7 @@ def test_streaming_chunks_arrive(client):
 def test_streaming_with_a_schema(client):
     chunks: list[str] = []
     schema = {"type": "object", "properties": {"text": {"type": "string", "maxLength": 30}}, "required": ["text"], "additionalProperties": False}
-    completion = client.complete([{"role": "user", "content": "Greet me."}], json_schema=schema, max_tokens=40, on_chunk=chunks.append, seed=5)
+    client.complete([{"role": "user", "content": "Greet me."}], json_schema=schema, max_tokens=40, on_chunk=chunks.append, seed=5)
     assert len(json.loads("".join(chunks))["text"]) <= 30
 
 

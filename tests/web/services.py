@@ -51,7 +51,7 @@ def wait_for(condition, seconds: float = 20.0, what: str = "condition") -> Any:
     while time.time() < deadline:
         try:
             value = condition()
-        except Exception:
+        except Exception:  # noqa: BLE001  not yet: a service starting may fail in any way
             value = None
         if value:
             return value
@@ -276,7 +276,7 @@ class Socket:
     def close(self) -> None:
         try:
             self._opened.__exit__(None, None, None)
-        except Exception:
+        except Exception:  # noqa: BLE001  closing a socket the server already dropped
             pass
 
     def __enter__(self) -> "Socket":

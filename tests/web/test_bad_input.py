@@ -122,8 +122,8 @@ def test_a_participant_cannot_read_the_other_partys_view(people):
     other = client.get(f"/api/chat/{b}/view").json()
     response = client.get(f"/api/chat/{a}/view", params={"party": other["party"]})
     assert response.status_code == 403 and "your own side" in response.json()["detail"]
-    assert client.get(f"/api/chat/not-a-token/view").status_code == 404
-    assert client.get(f"/chat/not-a-token").status_code == 404
+    assert client.get("/api/chat/not-a-token/view").status_code == 404
+    assert client.get("/chat/not-a-token").status_code == 404
     assert mine["private"] != other["private"]
     for value in other["private"]["reasons"].values():
         assert value not in str(mine)

@@ -7,8 +7,6 @@ and keys never share a bucket.
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from fastapi import Depends, FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.testclient import TestClient

@@ -83,7 +83,7 @@ def test_two_people_pair_play_and_never_see_each_others_private_view(make_client
         for step in range(60):  # both play, whoever may move
             if first_a["done"] and first_b["done"]:
                 break
-            for ws, state, seen in ((ws_a, first_a, seen_a), (ws_b, first_b, None)):
+            for ws, state, _seen in ((ws_a, first_a, seen_a), (ws_b, first_b, None)):
                 if state["legal"] and not state["done"]:
                     ws.send_json({"type": "move", "action": next_move(state, step)})
                     break

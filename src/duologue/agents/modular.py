@@ -314,7 +314,7 @@ def cached_knowledge(owner: str, path: Path | None, build: Callable[[Path], Know
         else:
             try:
                 _KNOWLEDGE[key] = build(path)
-            except Exception as error:  # a broken corpus file must not stop play: fall back, loudly
+            except Exception as error:  # noqa: BLE001  a broken corpus file must not stop play: fall back, loudly
                 log.warning("%s: could not learn from %s (%s); playing from the built-in act prior and templates", owner, path, error)
                 _KNOWLEDGE[key] = fallback()
     return _KNOWLEDGE[key]

@@ -127,11 +127,11 @@ def play_chunk(play: EpisodeJob, numbers: list[int]) -> tuple[list[bytes], BaseE
     for number in numbers:
         try:
             lines.append(play(number))
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001  any episode's failure goes back to the driver, with its note
             worker_traceback = "".join(traceback.format_exception(error))
-            error = _portable(error)
-            error.add_note(f"on Ray worker {socket.gethostname()}:\n{worker_traceback}")
-            return lines, _mark(error, number), time.perf_counter() - start
+            portable = _portable(error)
+            portable.add_note(f"on Ray worker {socket.gethostname()}:\n{worker_traceback}")
+            return lines, _mark(portable, number), time.perf_counter() - start
     return lines, None, time.perf_counter() - start
 
 
@@ -235,6 +235,6 @@ def _portable(error: BaseException) -> BaseException:
     """The error itself if it survives pickling back to the driver, else a plain copy of its text."""
     try:
         pickle.loads(pickle.dumps(error))
-    except Exception:
+    except Exception:  # noqa: BLE001  an error's own pickling may raise anything
         return RuntimeError(f"{type(error).__name__}: {error}")
     return error

@@ -29,7 +29,7 @@ class Agent(ABC):
     def act(self, observation: Observation) -> Action:
         """The next move, given what this party sees."""
 
-    def on_illegal(self, error: IllegalAction) -> None:
+    def on_illegal(self, error: IllegalAction) -> None:  # noqa: B027  an optional hook, not abstract
         """The last move was refused; `act` is called again. Default: nothing to learn."""
 
 

@@ -9,7 +9,7 @@ Our own models forbid unknown fields: a typo in a field name is an error, not si
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -82,6 +82,8 @@ class EventBase(Model):
     time: float | None = None
     """Seconds since the epoch when the event happened, if known."""
     extra: dict[str, JSONValue] = Field(default_factory=dict)
+    if TYPE_CHECKING:  # every event class sets its own `kind` (a Literal); declared here for the type
+        kind: str  # checker only, so the fields keep their order in every written file
 
 
 class Message(EventBase):

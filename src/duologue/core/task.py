@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import random
 import secrets
-import time
 from abc import ABC, abstractmethod
 from typing import Any, Callable, ClassVar, Literal
 
@@ -127,10 +126,10 @@ class Task(ABC):
         """Why this particular move is illegal (a deal that does not add up), or None when legal."""
         return None
 
-    def _apply(self, party: str, action: actions.Action) -> None:
+    def _apply(self, party: str, action: actions.Action) -> None:  # noqa: B027  an optional hook, not abstract
         """Update the task's state after a legal move; call `self._terminate(...)` when the rules end the game."""
 
-    def _on_reset(self) -> None:
+    def _on_reset(self) -> None:  # noqa: B027  an optional hook, not abstract
         """Set up per-episode state after the scenario is known."""
 
     @abstractmethod

@@ -340,7 +340,7 @@ def agreement_by_criterion(
     *,
     rater_kind: str = "third_party",
     level: Level = "interval",
-    by: list[str] = [],
+    by: Iterable[str] = (),
     measure: Measure = "krippendorff_alpha",
     bootstrap: int = 1000,
     seed: int = 0,

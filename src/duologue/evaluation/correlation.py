@@ -166,7 +166,7 @@ def correlations(
     pairs: list[tuple[str, str]],
     *,
     method: Method = "spearman",
-    by: list[str] = [],
+    by: Sequence[str] = (),
     bootstrap: int = 2000,
     seed: int = 0,
 ) -> list[Correlation]:

@@ -90,7 +90,7 @@ def rating_number(rating: Rating) -> float:
 
 
 def _group_columns(rows_groups: Iterable[dict[str, str]]) -> list[str]:
-    present = set()
+    present: set[str] = set()
     for groups in rows_groups:
         present.update(groups)
     return [key for key in GROUP_KEYS if key in present] + sorted(present - set(GROUP_KEYS))

@@ -18,6 +18,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from pydantic import ValidationError
 
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.limits import LimitsMiddleware, MoveLimit
@@ -141,7 +142,7 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
     for saved in storage.studies():  # studies added on the admin page earlier
         try:
             study = Study.model_validate(saved)
-        except Exception:
+        except ValidationError:  # saved by an older version: the study file still has it
             continue
         known.setdefault(study.id, study)
     hub = LiveHub(storage, settings, known)

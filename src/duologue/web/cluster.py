@@ -253,14 +253,14 @@ class Cluster:
                         log.exception("handling %s failed", data.get("type"))
             except asyncio.CancelledError:
                 raise
-            except Exception as error:  # Redis went away: wait, then subscribe again
+            except Exception as error:  # noqa: BLE001  Redis went away: wait, then subscribe again
                 log.warning("lost Redis (%s); retrying in %.1f s", error, backoff)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)
             finally:
                 try:
                     await pubsub.aclose()
-                except Exception:
+                except Exception:  # noqa: BLE001  closing a connection already lost
                     pass
 
     # ------------------------------------------------------------------ the lobby
@@ -303,8 +303,8 @@ class Cluster:
     async def lobby_return(self, study_id: str, waiting: list[tuple[str, float]]) -> None:
         """Put participants back (their dialogue could not be started)."""
         for participant, since in waiting:
-            await self._call(lambda: self.redis.delete(self._seating(study_id) + participant))
-            await self._call(lambda: self.redis.zadd(self._lobby(study_id), {participant: since}))
+            await self._call(lambda p=participant: self.redis.delete(self._seating(study_id) + p))
+            await self._call(lambda p=participant, s=since: self.redis.zadd(self._lobby(study_id), {p: s}))
 
     async def hand_seat(self, study_id: str, participant: str, token: str) -> None:
         """Tell the worker where `participant` waits which seat they got."""

@@ -197,7 +197,7 @@ class LiveHub(Leases):
             dialogue.events.append(note)
             try:
                 dialogue.outcome = make(info.task_id).judge(dialogue)
-            except Exception:
+            except Exception:  # noqa: BLE001  an interrupted dialogue may not be judgeable; it is still closed
                 dialogue.outcome = None
             self.storage.finish_dialogue(dialogue, "interrupted")
             count += 1

@@ -88,7 +88,7 @@ class Leases:
                 try:
                     await live.refresh()
                     await live.broadcast()
-                except Exception as error:
+                except Exception as error:  # noqa: BLE001  one dialogue's refresh must not stop the others
                     log.warning("could not refresh %s: %s", live.id, error)
 
     async def _run_owned(self, live: LiveDialogue) -> None:
@@ -117,7 +117,7 @@ class Leases:
                 await self._leases_once()
             except asyncio.CancelledError:
                 raise
-            except Exception as error:  # Redis or the database away: try again next round
+            except Exception as error:  # noqa: BLE001  Redis or the database away: try again next round
                 log.warning("lease round failed: %s", error)
 
     async def _leases_once(self) -> None:

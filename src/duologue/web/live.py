@@ -151,7 +151,7 @@ class LiveDialogue(Presence, Bots, Clocks):
         for connection in list(self.occupants[party].connections):
             try:
                 await connection.send_json(message)
-            except Exception:  # a socket closing while we write: its handler cleans up
+            except Exception:  # noqa: BLE001  a socket closing while we write: its handler cleans up
                 self.occupants[party].connections.discard(connection)
 
     async def send_everywhere(self, party: str, message: dict[str, Any]) -> None:

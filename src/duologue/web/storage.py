@@ -19,7 +19,7 @@ import json
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from pydantic import TypeAdapter
 from sqlalchemy import Boolean, event, inspect, text, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, func, select
@@ -370,7 +370,7 @@ class Storage:
                 record["participants"].append(participant)
         return list(found.values())
 
-    def save_assignment(self, study_id: str, assignment: dict[str, Any], ratings: list[Rating] = ()) -> None:
+    def save_assignment(self, study_id: str, assignment: dict[str, Any], ratings: Iterable[Rating] = ()) -> None:
         """Insert or update one assignment (unique per dialogue and rater), with the ratings it brought."""
         with self._session.begin() as session:
             row = session.scalar(select(RatingJobRow).where(RatingJobRow.dialogue_id == assignment["dialogue_id"], RatingJobRow.rater_id == assignment["rater_id"]))

@@ -1,7 +1,5 @@
 """Understanding people in CraigslistBargain (issue 14): the sentences the rule bot misread, and the labelled sets."""
 
-import random
-
 import pytest
 
 from duologue.core import actions

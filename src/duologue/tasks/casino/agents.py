@@ -171,8 +171,8 @@ class PartnerModel:
             for more, less in self.pairs:
                 logit += 1.5 if ranking.index(more) < ranking.index(less) else -1.5
             logits.append((level, logit))
-        top = max(l for _, l in logits)
-        weights = [(level, math.exp(l - top)) for level, l in logits]
+        top = max(logit for _, logit in logits)
+        weights = [(level, math.exp(logit - top)) for level, logit in logits]
         total = sum(w for _, w in weights)
         return [(level, w / total) for level, w in weights]
 

@@ -164,7 +164,7 @@ def strategy_tagger() -> Any | None:
         from duologue.tasks.casino import strategies
 
         return strategies.shipped_model()
-    except Exception:  # the tagger is optional: without it, rules over `understanding` read the acts
+    except Exception:  # noqa: BLE001  the tagger is optional: without it, rules over `understanding` read the acts
         return None
 
 

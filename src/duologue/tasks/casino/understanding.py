@@ -79,7 +79,7 @@ FILLER: frozenset[str] = frozenset(
     {"of", "the", "my", "your", "our", "those", "these", "package", "packages", "pack", "packs", "packet", "packets",
      "unit", "units", "bundle", "bundles", "bottle", "bottles", "jug", "jugs", "extra", "more", "additional", "x",
      "items", "item", "piece", "pieces", "lot", "lots", "bag", "bags", "case", "cases", "box", "boxes", "for", "just",
-     "only", "remaining", "things", "thing", "containers", "cans", "portions", "servings", "loads", "bundle"}
+     "only", "remaining", "things", "thing", "containers", "cans", "portions", "servings", "loads"}
 )
 """Words that may stand between a count and its item: `2 packages of the water`."""
 

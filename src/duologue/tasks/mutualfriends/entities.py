@@ -175,9 +175,9 @@ class EntityAnnotator(Annotator):
         re-annotating: a benchmark resamples dialogues with their predictions for intervals)."""
         pairs: list[tuple[frozenset[str], frozenset[str]]] = []
         found = negation_right = span_right = messages = gold_count = gold_negated = 0
-        for dialogue, annotations in labelled:
+        for dialogue, annotated in labelled:
             gold = _by_event(self.gold(dialogue))
-            predicted = _by_event(annotations)
+            predicted = _by_event(annotated)
             for index, event in enumerate(dialogue.events):
                 if not isinstance(event, Message):
                     continue
@@ -242,7 +242,7 @@ def _mention_pairs(gold: dict, predicted: dict) -> Iterable[tuple[frozenset[str]
     for key in gold.keys() | predicted.keys():
         attribute = key[0]
 
-        def labels(side: dict) -> frozenset[str]:
+        def labels(side: dict, key: tuple = key, attribute: str = attribute) -> frozenset[str]:
             if key not in side:
                 return frozenset()
             return frozenset({ALL_MENTIONS, attribute} | ({NEGATED_MENTIONS} if side[key][0] else set()))

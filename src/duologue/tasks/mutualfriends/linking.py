@@ -72,7 +72,7 @@ NEGATION_CUES = frozenset(
 )
 NOT_A_NEGATION_AFTER = frozenset({"many", "much", "all", "every", "only", "sure", "know", "worry", "worries", "problem", "idea", "just", "exactly", "bad"})
 """A cue followed by one of these ("not many", "not sure", "don't know") negates nothing."""
-NOT_NEGATING_NO = frozenset({"mine", "my", "i", "we", "they", "it", "its", "she", "he", "thats", "that", "but", "sorry", "the", "this", "only", "just", "though", "actually", "ok", "okay", "not", "what", "which", "how", "do", "have", "wait", "he", "hers", "his", "their", "theirs"})
+NOT_NEGATING_NO = frozenset({"mine", "my", "i", "we", "they", "it", "its", "she", "he", "thats", "that", "but", "sorry", "the", "this", "only", "just", "though", "actually", "ok", "okay", "not", "what", "which", "how", "do", "have", "wait", "hers", "his", "their", "theirs"})
 """After "no", these words show a bare answer ("no mine is JCSU", "no I don't") rather than "no X"."""
 VERB_CONTEXT = frozenset({"i", "ill", "id", "we", "well", "lets", "to", "will", "can", "cant", "could", "would", "should", "must", "might", "gonna", "wanna", "gotta", "please", "dont", "didnt", "wont"})
 """Words after which a lower-case word is a verb rather than a name ("I'll mark it", "let's chase it")."""
