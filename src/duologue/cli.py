@@ -180,13 +180,17 @@ def stats(
     path: PathArg,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     skip_invalid: Annotated[bool, typer.Option(help="Describe the valid records and count the rest.")] = False,
+    skip_anomalous: Annotated[bool, typer.Option(help="Leave out dialogues with rule anomalies (warnings of `data validate`).")] = False,
 ) -> None:
     """Corpus statistics per split or setting: size, vocabulary, lengths, outcomes and ratings."""
     result = load(corpus, path, skip_invalid=skip_invalid)
     from duologue.data.stats import corpus_statistics, stats_tables
 
     group_of = (lambda d: d.split or "all") if corpus == OWN else corpus_format(corpus).group_of
-    statistics = corpus_statistics(result.dialogues, group_of)
+    dialogues = [d for d in result.dialogues if not d.anomalies] if skip_anomalous else result.dialogues
+    if skip_anomalous and len(dialogues) < len(result.dialogues):
+        errors.print(f"[yellow]{len(result.dialogues) - len(dialogues)} dialogue(s) with rule anomalies left out[/]")
+    statistics = corpus_statistics(dialogues, group_of)
     if as_json:
         sys.stdout.write(statistics.model_dump_json(indent=2) + "\n")
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import math
 from pathlib import Path
 
@@ -298,3 +299,20 @@ def test_score_per_party_pools_every_scored_party_and_unknown_participants_are_n
     assert overall.outcome.score_sd == 10.0
     assert overall.outcome.mean_scores == {"a": 20.0, "b": 20.0}
     assert overall.participants is None
+
+
+def test_rule_anomalies_are_counted_and_can_be_left_out(fixtures):
+    from typer.testing import CliRunner
+
+    from duologue.cli import app
+
+    runner = CliRunner()
+    path = str(fixtures / "casino" / "published" / "split")
+    result = runner.invoke(app, ["data", "stats", "casino", path, "--json"])
+    assert result.exit_code == 0
+    stats = json.loads(result.stdout)
+    assert stats["overall"]["with_anomalies"] == 1 and stats["overall"]["anomalies"] == {"empty-label": 1}
+    assert {g["group"]: g["with_anomalies"] for g in stats["groups"]} == {"test": 1, "train": 0, "valid": 0}
+    result = runner.invoke(app, ["data", "stats", "casino", path, "--json", "--skip-anomalous"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["overall"]["dialogues"] == 4
+    assert "1 dialogue(s) with rule anomalies left out" in result.stderr

@@ -98,6 +98,10 @@ class GroupStats(BaseModel):
     """In tokens."""
     outcome: OutcomeSummary | None = None
     ratings: list[RatingSummary] = Field(default_factory=list)
+    with_anomalies: int = 0
+    """Dialogues whose native record has rule anomalies (read as warnings, see `Dialogue.anomalies`)."""
+    anomalies: dict[str, int] = Field(default_factory=dict)
+    """Anomaly code -> how many times it occurs."""
 
 
 class CorpusStats(BaseModel):
@@ -156,6 +160,8 @@ def _group_stats(name: str, dialogues: list[Dialogue], tokenized: list[list[list
         utterance_length=_spread(lengths),
         outcome=_outcome_summary(dialogues),
         ratings=_rating_summaries(dialogues),
+        with_anomalies=sum(1 for d in dialogues if d.anomalies),
+        anomalies=dict(sorted(Counter(a.code or "other" for d in dialogues for a in d.anomalies).items())),
     )
 
 
@@ -286,6 +292,8 @@ def _basic_table(stats: CorpusStats, columns: list[GroupStats]) -> Table:
         ("Type-token ratio", lambda g: _number(g.type_token_ratio, 3)),
         ("Herdan's C", lambda g: _number(g.herdan_c, 3)),
     ]
+    if any(g.with_anomalies for g in columns):
+        rows.append(("Dialogues with rule anomalies", lambda g: _number(g.with_anomalies)))
     for label, cell in rows:
         table.add_row(label, *(cell(g) for g in columns))
     return table
