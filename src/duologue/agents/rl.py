@@ -1,0 +1,96 @@
+"""`rl:<policy>`: a modular agent whose act decisions come from a learned `CoarsePolicy`.
+
+`rl:utility`, `rl:fairness`, `rl:length` (any name) play the policy shipped for the task under
+`duologue/learning/policies/<task id>/<name>.npz`; `rl:<path>` plays a file that `duologue train
+policy` wrote. The policy replaces only the decision of the agent kind it was trained on (its
+`base`, the task's `modular` agent): parsing, the rules, the numbers and the words stay that agent's.
+Playing needs numpy only.
+"""
+
+from __future__ import annotations
+
+import random
+from importlib import resources
+from pathlib import Path
+from typing import Any, Sequence
+
+from duologue.core.actions import Action
+from duologue.core.agent import Agent
+from duologue.core.task import IllegalAction, Observation, Task
+from duologue.learning.policy import CoarsePolicy, Decision
+
+
+def shipped(task_id: str) -> list[str]:
+    """Names of the policies shipped for a task."""
+    folder = resources.files("duologue.learning").joinpath("policies", task_id)
+    return sorted(p.name.removesuffix(".npz") for p in folder.iterdir() if p.name.endswith(".npz")) if folder.is_dir() else []
+
+
+def policy_path(argument: str, task_id: str) -> Path:
+    """The file `rl:<argument>` names: a shipped policy of the task, or a path."""
+    folder = resources.files("duologue.learning").joinpath("policies", task_id)
+    candidate = folder.joinpath(f"{argument}.npz")
+    if candidate.is_file():
+        return Path(str(candidate))
+    path = Path(argument).expanduser()
+    if path.is_file():
+        return path
+    known = ", ".join(f"rl:{name}" for name in shipped(task_id)) or "none"
+    raise ValueError(f"rl:{argument}: no policy of that name for {task_id} (shipped: {known}) and no such file")
+
+
+_LOADED: dict[tuple[str, float], CoarsePolicy] = {}
+
+
+def load_policy(path: Path) -> CoarsePolicy:
+    """A policy file, read once per process (self-play makes an agent per episode)."""
+    key = (str(Path(path).resolve()), Path(path).stat().st_mtime)
+    if key not in _LOADED:
+        _LOADED[key] = CoarsePolicy.load(path)
+    return _LOADED[key]
+
+
+class RLAgent(Agent):
+    """The base agent (its rules, planner and generator) deciding its acts with a learned policy."""
+
+    name = "rl"
+
+    def __init__(self, argument: str = "utility", *, policy: CoarsePolicy | None = None, record: bool = False) -> None:
+        self.argument = argument
+        self.policy = policy
+        self.record = record
+        self.decisions: list[Decision] = []
+
+    def reset(self, task: Task, party: str, rng: random.Random) -> None:
+        super().reset(task, party, rng)
+        if self.policy is None:
+            self.policy = load_policy(policy_path(self.argument, task.id))
+        if self.policy.meta.get("task") not in (None, task.id):
+            raise ValueError(f"rl:{self.argument} was trained for {self.policy.meta['task']}, not {task.id}")
+        from duologue.agents import make_agent
+
+        self.base = make_agent(str(self.policy.meta.get("base", "modular")), task)
+        self.base.reset(task, party, rng)
+        if not hasattr(self.base, "choose_act") or not hasattr(self.base, "knowledge"):
+            raise ValueError(f"rl: the base agent {self.base.name!r} of {task.id} has no act policy to learn")
+        self.base.choose_act = self._choose  # type: ignore[method-assign]
+        self.decisions = []
+
+    def _choose(self, context: Sequence[str], allowed: Any) -> str:
+        allowed = list(dict.fromkeys(allowed))
+        base = self.base.knowledge.policy.distribution(context, allowed)
+        act, decision = self.policy.decide(context, allowed, base, self.rng)  # type: ignore[union-attr]
+        if self.record:
+            self.decisions.append(decision)
+        return act
+
+    def act(self, observation: Observation) -> Action:
+        return self.base.act(observation)
+
+    def on_illegal(self, error: IllegalAction) -> None:
+        self.base.on_illegal(error)
+
+    @property
+    def generated(self) -> list[Any]:
+        """The base agent's log of generated replies (for fit shares)."""
+        return getattr(self.base, "generated", [])

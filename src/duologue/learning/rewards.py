@@ -1,0 +1,63 @@
+"""The rewards strategy learning optimises, after CoCoA (He et al. 2018), for any scored task.
+
+Read from the task's own judge: `own` and `other` are the two parties' scores (CraigslistBargain's
+utility is already CoCoA's normalised price, zero-sum; point tasks give points). A dialogue with no
+deal gets CoCoA's -0.5 (added to the task's own no-deal score for `utility` and `joint`, so a
+walk-away value the rules grant still counts).
+
+* utility: own score;
+* fairness: 2 - |own - other| / 2 (CoCoA's 2 - |utility| on a zero-sum normalised price);
+* length: the number of moves, in tens;
+* joint: own + other (the points both sides take home).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from duologue.core.schema import Dialogue
+
+NO_DEAL = -0.5
+
+
+def _scores(dialogue: Dialogue, party: str) -> tuple[float, float, bool]:
+    outcome = dialogue.outcome
+    scores = outcome.scores if outcome is not None else {}
+    other = next((p.id for p in dialogue.parties if p.id != party), None)
+    own = float(scores.get(party, 0.0) or 0.0)
+    theirs = float(scores.get(other, 0.0) or 0.0) if other is not None else 0.0
+    return own, theirs, bool(outcome is not None and outcome.agreed)
+
+
+def _moves(dialogue: Dialogue) -> int:
+    return sum(1 for e in dialogue.events if e.kind != "system")
+
+
+def utility(dialogue: Dialogue, party: str) -> float:
+    own, _, agreed = _scores(dialogue, party)
+    return own if agreed else own + NO_DEAL
+
+
+def fairness(dialogue: Dialogue, party: str) -> float:
+    own, theirs, agreed = _scores(dialogue, party)
+    return 2.0 - abs(own - theirs) / 2.0 if agreed else NO_DEAL
+
+
+def length(dialogue: Dialogue, party: str) -> float:
+    _, _, agreed = _scores(dialogue, party)
+    return _moves(dialogue) / 10.0 if agreed else NO_DEAL
+
+
+def joint(dialogue: Dialogue, party: str) -> float:
+    own, theirs, agreed = _scores(dialogue, party)
+    return own + theirs if agreed else own + theirs + NO_DEAL
+
+
+REWARDS: dict[str, Callable[[Dialogue, str], float]] = {"utility": utility, "fairness": fairness, "length": length, "joint": joint}
+
+
+def reward(name: str, dialogue: Dialogue, party: str) -> float:
+    """The reward `name` of a finished dialogue for `party`."""
+    if name not in REWARDS:
+        raise ValueError(f"unknown reward {name!r}: choose one of {', '.join(REWARDS)}")
+    return REWARDS[name](dialogue, party)

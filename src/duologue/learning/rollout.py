@@ -1,0 +1,70 @@
+"""Self-play rollouts for strategy learning: one picklable job, so episodes run in processes or on Ray."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import orjson
+
+from duologue import tasks
+from duologue.agents import make_agent
+from duologue.agents.rl import RLAgent
+from duologue.arena.selfplay import episode_seed
+from duologue.core.episode import play_episode
+from duologue.learning.policy import CoarsePolicy, Decision
+from duologue.learning.rewards import reward
+
+
+@dataclass(frozen=True)
+class RolloutJob:
+    """Plays episode `number` of a training run: the learner in seat `number % 2`, the partner in the other.
+
+    Carries the current parameters (numpy arrays), so a worker needs nothing from the driver.
+    """
+
+    task: str
+    reward: str
+    partner: str
+    run_seed: int
+    acts: tuple[str, ...]
+    weights: np.ndarray
+    bias: np.ndarray
+    meta: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    task_registry: dict[str, str] = field(default_factory=dict)
+
+    def __call__(self, number: int) -> bytes:
+        for task_id, target in self.task_registry.items():
+            tasks.TASKS.setdefault(task_id, target)
+        task = tasks.make(self.task, **self.options)
+        policy = CoarsePolicy(list(self.acts), self.weights, self.bias, dict(self.meta))
+        learner = RLAgent("training", policy=policy, record=True)
+        learner.name = "rl:training"
+        partner = make_agent(self.partner, task)
+        seat = task.party_ids[number % 2]
+        agents = {seat: learner, task.other(seat): partner}
+        dialogue = play_episode(task, agents, seed=episode_seed(self.run_seed, number))
+        figures = task.episode_metrics(dialogue)
+        outcome = dialogue.outcome
+        scores = outcome.scores if outcome is not None else {}
+        other = task.other(seat)
+        return orjson.dumps(
+            {
+                "number": number,
+                "reward": reward(self.reward, dialogue, seat),
+                "agreed": bool(outcome is not None and outcome.agreed),
+                "own": float(scores.get(seat, 0.0) or 0.0),
+                "other": float(scores.get(other, 0.0) or 0.0),
+                "turns": figures.get("turns"),
+                "decisions": [asdict(d) for d in learner.decisions],
+            },
+            option=orjson.OPT_SERIALIZE_NUMPY,
+        )
+
+
+def read_rollout(line: bytes) -> dict[str, Any]:
+    data = orjson.loads(line)
+    data["decisions"] = [Decision(**d) for d in data["decisions"]]
+    return data

@@ -1,0 +1,98 @@
+"""Strategy learning: rewards, the policy's start at the supervised policy, a resumable training run."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from duologue import tasks  # noqa: E402
+from duologue.agents import make_agent  # noqa: E402
+from duologue.arena.selfplay import PlayConfig, play_one  # noqa: E402
+from duologue.core.schema import Dialogue, Outcome, Party, Scenario  # noqa: E402
+from duologue.learning.policy import CoarsePolicy, features  # noqa: E402
+from duologue.learning.rewards import reward  # noqa: E402
+from duologue.learning.train import TrainConfig, checkpoint_path, train  # noqa: E402
+
+
+def dialogue(scores: dict[str, float], agreed: bool, moves: int = 4) -> Dialogue:
+    from duologue.core.schema import Message
+
+    return Dialogue(
+        id="d", task="t", scenario=Scenario(), parties=[Party(id="a", kind="bot"), Party(id="b", kind="bot")],
+        events=[Message(party="ab"[i % 2], text="hi") for i in range(moves)], outcome=Outcome(agreed=agreed, scores=scores),
+    )
+
+
+def test_rewards_follow_cocoa():
+    deal = dialogue({"a": 0.4, "b": -0.4}, True, moves=12)
+    assert reward("utility", deal, "a") == pytest.approx(0.4)
+    assert reward("utility", deal, "b") == pytest.approx(-0.4)
+    assert reward("fairness", deal, "a") == pytest.approx(2 - 0.4)  # 2 - |utility| on a zero-sum price
+    assert reward("length", deal, "a") == pytest.approx(1.2)
+    assert reward("joint", dialogue({"a": 20, "b": 18}, True), "a") == 38
+    none = dialogue({"a": 5, "b": 5}, False)
+    assert reward("utility", none, "a") == 4.5  # the walk-away points the rules grant, minus CoCoA's -0.5
+    assert reward("fairness", none, "a") == reward("length", none, "a") == -0.5
+    with pytest.raises(ValueError, match="unknown reward"):
+        reward("speed", deal, "a")
+
+
+def test_a_fresh_policy_is_the_supervised_one_and_survives_a_file(tmp_path):
+    policy = CoarsePolicy.fresh(["agree", "insist", "counter-price"], task="x-v0", base="modular")
+    base = {"agree": 0.7, "insist": 0.2, "counter-price": 0.1}
+    rng = random.Random(0)
+    picks = [policy.decide(("seller", "init-price"), list(base), base, rng)[0] for _ in range(3000)]
+    assert abs(picks.count("agree") / 3000 - 0.7) < 0.03
+    policy.weights[policy.index("insist"), features(("seller", "init-price"))] = 3.0
+    loaded = CoarsePolicy.load(policy.save(tmp_path / "p.npz"))
+    assert loaded.meta["task"] == "x-v0" and loaded.acts == policy.acts
+    picks = [loaded.decide(("seller", "init-price"), list(base), base, rng)[0] for _ in range(500)]
+    assert picks.count("insist") > picks.count("agree")  # the correction now dominates
+    assert (tmp_path / "p.npz").stat().st_size < 300_000
+
+
+def test_training_moves_the_policy_checkpoints_and_resumes(tmp_path):
+    out = tmp_path / "p.npz"
+    config = TrainConfig(task="craigslist-v0", reward="length", episodes=8, batch=4, seed=3)
+    seen = []
+    policy, curve = train(config, out, progress=lambda done, total, point: seen.append(done))
+    assert seen[-1] == 8 and len(curve) == 2
+    assert np.abs(policy.weights).sum() > 0  # a gradient step was taken
+    assert out.exists() and checkpoint_path(out).exists()
+    run = checkpoint_path(out).parent
+    assert (run / "curve.png").stat().st_size > 0 and "<table>" in (run / "curve.html").read_text()
+    longer = TrainConfig(**{**config.model_dump(), "episodes": 8})
+    again, curve_again = train(longer, out)  # resumed: already done, nothing replayed
+    assert [p.episodes for p in curve_again] == [4, 8]
+    np.testing.assert_allclose(again.weights, policy.weights, atol=1e-3)
+    other = TrainConfig(**{**config.model_dump(), "reward": "utility"})
+    with pytest.raises(ValueError, match="another run"):
+        train(other, out)
+
+
+def test_the_same_seed_gives_the_same_policy(tmp_path):
+    config = TrainConfig(task="craigslist-v0", reward="utility", episodes=4, batch=2, seed=5)
+    first, _ = train(config, tmp_path / "a.npz")
+    second, _ = train(config, tmp_path / "b.npz")
+    np.testing.assert_array_equal(first.weights, second.weights)
+
+
+@pytest.mark.parametrize("task_id", ["craigslist-v0", "casino-v0"])
+@pytest.mark.parametrize("name", ["utility", "fairness", "length"])
+def test_shipped_policies_play_as_agent_specs(task_id, name):
+    dialogue = play_one(PlayConfig(task=task_id, agents=[f"rl:{name}", "modular"]), 0)
+    assert dialogue.outcome is not None
+    assert sum(dialogue.meta["illegal_actions"].values()) == 0
+
+
+def test_rl_with_a_missing_policy_says_what_exists():
+    task = tasks.make("craigslist-v0")
+    task.reset(seed=0)
+    agent = make_agent("rl:nonsense", task)
+    with pytest.raises(ValueError, match="shipped: rl:"):
+        agent.reset(task, task.party_ids[0], random.Random(0))
