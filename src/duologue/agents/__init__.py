@@ -14,6 +14,8 @@ from duologue.tasks import did_you_mean, load_class
 
 GENERIC: dict[str, type[Agent]] = {"random": RandomAgent}
 GENERIC["llm"] = import_module("duologue.agents.llm").LLMAgent  # llm:local, llm:openai/gpt-4o-mini, llm:<alias>/<model>
+GENERIC["rl"] = import_module("duologue.agents.rl").RLAgent  # rl:utility, rl:fairness, rl:length, rl:<path>
+GENERIC["hybrid"] = import_module("duologue.agents.hybrid").HybridAgent  # hybrid:<policy>+<writer>, e.g. hybrid:rule+llm:local
 
 
 def agent_kinds(task: Task) -> list[str]:
