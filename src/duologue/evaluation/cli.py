@@ -1,4 +1,7 @@
-"""`duologue analyze duo|casino|dialogues PATH`: corpus analyses as tables, JSON or an HTML report.
+"""`duologue analyze dialogues|<corpus> PATH`: analyses as tables, JSON or an HTML report.
+
+`dialogues` analyses any dialogues; `<corpus>` runs the analysis that a task's spec names for its
+corpus (`TaskSpec.analysis`), found when the command is asked for.
 
 The helpers of `duologue.cli` (reading with a progress bar, clean failures) are imported inside
 the commands: `duologue.cli` imports this module to register `analyze_app`, so a module-level
@@ -10,12 +13,17 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Annotated, Callable, Optional, Sequence
 
+import click
 import typer
 from rich.table import Table
+from typer.core import TyperGroup
 
-analyze_app = typer.Typer(help="Analyse dialogues: ratings, agreement, correlations, reports.", no_args_is_help=True)
+from duologue.evaluation.tables import agreement_table, correlation_table, rating_means_table
+
+if TYPE_CHECKING:
+    from duologue.core.spec import TaskSpec
 
 
 class OutputFormat(str, Enum):
@@ -97,137 +105,75 @@ def _write_report(build: Callable, report: Path | None, figures: Path | None) ->
         raise fail(f"cannot write the report: {error}", code=1) from None
 
 
-# --------------------------------------------------------------------------- tables
-
-
-def _number(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None or value != value else f"{value:.{digits}f}"
-
-
-def _interval(low: float | None, high: float | None) -> str:
-    if low is None or high is None or low != low or high != high:
-        return "–"
-    return f"{low:.2f} – {high:.2f}"
-
-
-def _group(group: dict[str, str]) -> str:
-    return ", ".join(group.values()) if group else "all"
-
-
-def _name(column: str) -> str:
-    kind, _, criterion = column.partition(":")
-    if not criterion:
-        return column.replace("_", " ")
-    return f"{'user' if kind == 'party' else kind.replace('_', '-')} {criterion.replace('_', ' ')}"
-
-
-def correlation_table(title: str, found) -> Table:
-    table = Table(title=title, title_justify="left")
-    for column in ("group", "x", "y", "n", "r", "95% interval", "p"):
-        table.add_column(column, justify="right" if column in ("n", "r", "p") else "left", no_wrap=column in ("r", "p", "n"))
-    for c in found:
-        table.add_row(_group(c.group), _name(c.x), _name(c.y), str(c.n), _number(c.r), _interval(c.low, c.high), _number(c.p, 4))
-    return table
-
-
-def rating_means_table(means) -> Table:
-    table = Table(title="Rating means (mean ± sample sd; third-party ratings averaged per dialogue first)", title_justify="left")
-    for column in ("group", "rater", "criterion", "n", "mean ± sd"):
-        table.add_column(column, justify="right" if column in ("n", "mean ± sd") else "left")
-    for m in means:
-        spread = f"{m.mean:.2f} ± {m.sd:.2f}" if m.sd is not None else f"{m.mean:.2f}"
-        table.add_row(_group(m.group), "user" if m.rater_kind == "party" else m.rater_kind.replace("_", "-"), m.criterion.replace("_", " "), str(m.n), spread)
-    return table
-
-
-def agreement_table(agreement) -> Table:
-    table = Table(title="Agreement of third-party raters", title_justify="left")
-    for column in ("group", "criterion", "measure", "value", "95% interval", "items", "raters"):
-        table.add_column(column, justify="right" if column in ("value", "items", "raters") else "left")
-    for a in agreement:
-        measure = f"{a.measure} ({a.level})" if a.level else a.measure
-        table.add_row(_group(a.group), a.criterion.replace("_", " "), measure, _number(a.value), _interval(a.low, a.high), str(a.items), str(a.raters))
-    return table
-
-
 # --------------------------------------------------------------------------- commands
 
 
-@analyze_app.command("duo")
-def duo(
-    path: PathArg,
-    report: ReportOption = None,
-    output: FormatOption = OutputFormat.table,
-    by: Annotated[Optional[str], typer.Option(help="Also correlate within each value of these fields (comma-separated), besides language and setting.")] = None,
-    figures: FiguresOption = None,
-    bootstrap: BootstrapOption = 2000,
-    seed: SeedOption = 0,
-    skip_invalid: SkipOption = False,
-) -> None:
-    """DUO: statistics, rating means, user vs third-party similarity and preference, rater agreement."""
-    from duologue.data.stats import stats_tables
-    from duologue.evaluation.analyses import DUO_SPLITS, analyze_duo, duo_report
+class _WithTaskAnalyses(TyperGroup):
+    """`analyze`'s commands: its own (`dialogues`) plus one per corpus whose task's spec names an analysis.
 
-    dialogues = _read("duo", path, skip_invalid)
-    splits = _split_by(by, DUO_SPLITS)
-    analysis = _analyse("duo", lambda: analyze_duo(dialogues, splits=splits, bootstrap=bootstrap, seed=seed))
-    _emit(
-        analysis,
-        output,
-        lambda: [
-            *stats_tables(analysis.stats),
-            rating_means_table(analysis.rating_means),
-            correlation_table("Spearman correlations: similarity and preference", analysis.correlations),
-            agreement_table(analysis.agreement),
-        ],
-    )
-    _write_report(lambda: duo_report(analysis, dialogues, source=str(path)), report, figures)
+    The task commands are made when asked for, from the specs (plug-in tasks included), so no
+    task is named here and listing the commands is the only thing that imports every task.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*super().list_commands(ctx), *sorted(analysed_corpora())]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is not None:
+            return found
+        spec = analysis_spec(cmd_name)
+        return None if spec is None else _task_command(spec)
 
 
-@analyze_app.command("casino")
-def casino(
-    path: PathArg,
-    report: ReportOption = None,
-    output: FormatOption = OutputFormat.table,
-    by: Annotated[Optional[str], typer.Option(help="Also correlate within each value of these fields (comma-separated), e.g. split.")] = None,
-    figures: FiguresOption = None,
-    bootstrap: BootstrapOption = 2000,
-    seed: SeedOption = 0,
-    skip_invalid: SkipOption = False,
-) -> None:
-    """CaSiNo: points, satisfaction and liking, their correlations, walk-aways and strategies vs outcome."""
-    from duologue.data.stats import stats_tables
-    from duologue.evaluation.analyses import analyze_casino, casino_report
+def analysed_corpora() -> dict[str, "TaskSpec"]:
+    """Corpus name -> the first registered spec with that corpus and an analysis."""
+    from duologue.tasks import specs
 
-    dialogues = _read("casino", path, skip_invalid)
-    analysis = _analyse("casino", lambda: analyze_casino(dialogues, by=_split_by(by, []), bootstrap=bootstrap, seed=seed))
-    _emit(analysis, output, lambda: [*stats_tables(analysis.stats), *_casino_tables(analysis)])
-    _write_report(lambda: casino_report(analysis, dialogues, source=str(path)), report, figures)
+    found: dict[str, TaskSpec] = {}
+    for spec in specs():
+        if spec.corpus and spec.analysis and spec.corpus not in found:
+            found[spec.corpus] = spec
+    return found
 
 
-def _casino_tables(analysis) -> list[Table]:
-    summary = Table(title="Per participant", title_justify="left")
-    for column in ("measure", "n", "mean", "sd"):
-        summary.add_column(column, justify="left" if column == "measure" else "right")
-    for name, s in (("points", analysis.points), ("satisfaction (1-5)", analysis.satisfaction), ("opponent liking (1-5)", analysis.liking)):
-        summary.add_row(name, str(s.n), _number(s.mean, 2), _number(s.sd, 2))
-    walk = analysis.walk_aways
-    summary.caption = (
-        f"walk-aways: {walk.walk_aways} of {walk.dialogues} dialogues ({_number(walk.rate, 3)}); satisfaction after a walk-away "
-        f"{_number(walk.satisfaction_walked.mean, 2)} vs {_number(walk.satisfaction_agreed.mean, 2)} after a deal"
-    )
-    tables = [summary, correlation_table("Pearson correlations per participant", analysis.correlations)]
-    if analysis.strategies:
-        strategies = Table(title=f"Strategies ({analysis.annotated_dialogues} annotated dialogues, {analysis.annotated_utterances} utterances): use vs outcome (Pearson r per participant)", title_justify="left")
-        strategies.add_column("strategy", no_wrap=True)
-        for column in ("uses", "share", "r pts", "r sat", "r like", "r liked"):
-            strategies.add_column(column, justify="right", no_wrap=True)
-        strategies.caption = "r pts, r sat: own points and satisfaction; r like: the participant's liking of the partner; r liked: the partner's liking of the participant"
-        for use in analysis.strategies:
-            r = {c.y: c.r for c in use.correlations}
-            strategies.add_row(use.strategy, str(use.utterances), _number(use.share, 2), *(_number(r.get(o), 2) for o in ("score", "satisfaction", "opponent_likeness", "liked_by_partner")))
-        tables.append(strategies)
-    return tables
+def analysis_spec(corpus: str) -> "TaskSpec | None":
+    return analysed_corpora().get(corpus)
+
+
+def _task_command(spec: "TaskSpec") -> click.Command:
+    """`duologue analyze <corpus> PATH`, running the analysis that `spec.analysis` names."""
+    from duologue.tasks import load_class
+
+    corpus = spec.corpus or ""
+    analyze = load_class(spec.analysis)
+    summary = (analyze.__doc__ or f"The {spec.title} corpus's own analysis.").strip().split("\n\n")[0]
+
+    def command(
+        path: PathArg,
+        report: ReportOption = None,
+        output: FormatOption = OutputFormat.table,
+        by: Annotated[Optional[str], typer.Option(help="Also correlate within each value of these fields (comma-separated); default: the task's own choice, '' for none.")] = None,
+        figures: FiguresOption = None,
+        bootstrap: BootstrapOption = 2000,
+        seed: SeedOption = 0,
+        skip_invalid: SkipOption = False,
+    ) -> None:
+        from duologue.data.stats import stats_tables
+
+        dialogues = _read(corpus, path, skip_invalid)
+        grouping = None if by is None else _split_by(by, [])
+        analysis = _analyse(corpus, lambda: analyze(dialogues, by=grouping, bootstrap=bootstrap, seed=seed))
+        _emit(analysis, output, lambda: [*stats_tables(analysis.stats), *analysis.tables()])
+        _write_report(lambda: analysis.report(dialogues, source=str(path)), report, figures)
+
+    command.__doc__ = summary
+    single = typer.Typer(add_completion=False)
+    single.command(corpus)(command)
+    return typer.main.get_command(single)
+
+
+analyze_app = typer.Typer(cls=_WithTaskAnalyses, help="Analyse dialogues: ratings, agreement, correlations, reports.", no_args_is_help=True)
 
 
 @analyze_app.command("dialogues")
