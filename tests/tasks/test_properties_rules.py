@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from duologue.core import actions
+from duologue.core import actions, moves
 from duologue.core.task import IllegalAction
 from duologue.tasks import corpus_format, make
 from duologue.tasks.casino import rules as casino
@@ -205,17 +205,20 @@ PRICES = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.0, 
 
 @FAST
 @given(price=PRICES, seed=st.integers(0, 10_000))
-def test_the_task_accepts_an_offer_iff_its_price_is_positive_and_finite(price, seed):
+def test_the_task_accepts_an_offer_iff_its_price_is_positive_finite_and_within_its_bound(price, seed):
     task = make("craigslist-v0")
     task.reset(seed=seed)
     party = task.to_move
+    legal = math.isfinite(price) and 0 < price <= task.max_price()
+    schema_says = moves.validate(task.action_schema(party), {"kind": "offer", "price": price}) is None if math.isfinite(price) else False
+    assert schema_says == legal, "the action schema and the rules agree on every price"
     try:
         task.step(actions.Offer(price=price), party)
     except IllegalAction as refused:
-        assert not (math.isfinite(price) and price > 0), refused
+        assert not legal, refused
         assert task.events == []
     else:
-        assert math.isfinite(price) and price > 0
+        assert legal
         assert task.legal_actions(task.other(party)) == ["accept", "reject"]
 
 

@@ -286,7 +286,8 @@ class TerminalAgent(Agent):
             elif isinstance(event, SystemNote):
                 self.console.print(f"[yellow]({event.name})[/]")
             else:
-                detail = event.model_dump(exclude={"party", "time", "extra", "kind"})
+                # fields a task hides from this party (a private choice) arrive as null: not shown
+                detail = {k: v for k, v in event.model_dump(exclude={"party", "time", "extra", "kind"}).items() if v is not None}
                 self.console.print(f"[cyan]{who}: {event.kind}[/] {detail if detail else ''}")
         self.shown = len(observation.transcript)
         for note in observation.feedback:
