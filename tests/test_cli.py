@@ -96,3 +96,14 @@ def test_terminal_chat_shows_the_private_view_and_refuses_illegal_moves(coins, t
     dialogue = json.loads(out.read_text())
     assert dialogue["parties"][0]["kind"] == "human"
     assert dialogue["events"][0] == {**dialogue["events"][0], "kind": "message", "text": "hello there"}
+
+
+def test_task_options_on_the_command_line(tmp_path: Path):
+    out = tmp_path / "p.jsonl"
+    result = run("play", "--task", "casino-v0", "--agents", "random,random", "-n", "2", "-O", "max_turns=4", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert all(json.loads(line)["meta"]["max_turns"] == 4 for line in out.read_text().splitlines())
+    result = run("play", "--task", "casino-v0", "--agents", "random", "-n", "1", "-O", "max_turn=4")
+    assert result.exit_code == 2 and "Did you mean 'max_turns'" in result.stderr
+    result = run("play", "--task", "casino-v0", "--agents", "random", "-n", "1", "-O", "max_turns")
+    assert result.exit_code == 2 and "write name=value" in result.stderr

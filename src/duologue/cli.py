@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from duologue.arena.specs import AGENT_LIST_COMMAND, AGENTS_FORMS, split_agent_specs
+from duologue.arena.specs import AGENT_LIST_COMMAND, AGENTS_FORMS, parse_task_options, split_agent_specs
 from duologue.core.schema import dialogue_json_schema
 from duologue.data.formats import Problem
 from duologue.llm.settings import LLMConfigError, LLMError
@@ -280,6 +280,7 @@ def play(
     max_turns: Annotated[Optional[int], typer.Option(help="Truncate episodes after this many moves.")] = None,
     backend: Annotated[str, typer.Option(help="Where episodes run: local (processes on this machine) or ray (a Ray instance or cluster).")] = "local",
     address: Annotated[Optional[str], typer.Option(help="With --backend ray: an existing cluster, `auto`, `host:port` or `ray://host:port` (default: RAY_ADDRESS, else a local Ray instance with --workers CPUs).")] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-O", help="A task option as name=value (repeatable), e.g. -O max_turns=30 (a wrong name lists the ones the task takes).")] = None,
 ) -> None:
     """Self-play: run agents against each other for many seeded episodes."""
     from duologue.agents import make_agent
@@ -299,14 +300,17 @@ def play(
     if len(agents) != 2:
         raise fail(f"give two agent specs (one per party), got {len(agents)}: {agents}")
     try:
-        probe = make(task)
+        task_options = parse_task_options(option or [])
+        if max_turns is not None:
+            task_options["max_turns"] = max_turns
+        probe = make(task, **task_options)
         for spec in agents:
             make_agent(spec, probe)
-    except (UnknownNameError, LLMConfigError) as error:
+    except (UnknownNameError, LLMConfigError, ValueError, TypeError, OSError) as error:
         raise fail(str(error)) from None
     if out is not None and out.suffix.lower() != ".jsonl":
         raise fail(f"{out}: episodes are written to a .jsonl file")
-    config = PlayConfig(task=task, agents=agents, episodes=episodes, seed=seed, options={} if max_turns is None else {"max_turns": max_turns})
+    config = PlayConfig(task=task, agents=agents, episodes=episodes, seed=seed, options=task_options)
     already = len(finished_episodes(out, config)) if out is not None else 0
     earlier = 0  # bytes of `out` written before this run: its episodes of this run are reported too
     if out is not None and out.exists():
@@ -344,6 +348,7 @@ def chat(
     as_party: Annotated[Optional[str], typer.Option("--as", help="Which party you play (default: the first).")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Scenario seed (default: a new one).")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Append the finished dialogue to this .jsonl.")] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-O", help="A task option as name=value (repeatable), e.g. -O max_turns=30.")] = None,
 ) -> None:
     """Play a task in the terminal against a bot."""
     from duologue.agents import make_agent
@@ -355,9 +360,9 @@ def chat(
     if len(bots) != 1:
         raise fail(f"--vs {vs!r}: you play against one bot; give one agent spec")
     try:
-        game = make(task)
+        game = make(task, **parse_task_options(option or []))
         bot = make_agent(bots[0], game)
-    except (UnknownNameError, LLMConfigError) as error:
+    except (UnknownNameError, LLMConfigError, ValueError, TypeError, OSError) as error:
         raise fail(str(error)) from None
     me = as_party or game.party_ids[0]
     if me not in game.party_ids:

@@ -10,6 +10,7 @@ and annotators likewise (`duologue.corpora`, `duologue.annotators`).
 from __future__ import annotations
 
 import difflib
+import inspect
 import logging
 from importlib import import_module, metadata
 from typing import TYPE_CHECKING, Any
@@ -134,9 +135,30 @@ def corpus_format(name: str) -> "CorpusFormat":
     return _registered(CORPUS_FORMATS, name, "corpus")()
 
 
-def make(task_id: str, **options) -> "Task":
-    """A new task by its registered id, e.g. `make("casino-v0", max_turns=30)`."""
-    return _registered(TASKS, task_id, "task")(**options)
+def task_options(cls: type) -> list[str]:
+    """The keyword options a task class accepts (`max_turns`, `time_limit`, its own)."""
+    names: list[str] = []
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        for parameter in inspect.signature(init).parameters.values():
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY and parameter.name not in names:
+                names.append(parameter.name)
+    return names
+
+
+def make(task_id: str, **options: Any) -> "Task":
+    """A new task by its registered id, e.g. `make("mytask-v0", max_turns=30)`.
+
+    An option the task does not take is an `UnknownNameError` naming the ones it does.
+    """
+    cls = _registered(TASKS, task_id, "task")
+    known = task_options(cls)
+    for name in options:
+        if name not in known:
+            raise did_you_mean(name, known, f"option of {task_id}")
+    return cls(**options)
 
 
 def task_ids() -> list[str]:
