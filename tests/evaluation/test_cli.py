@@ -1,4 +1,4 @@
-"""`duologue analyze duo|casino|dialogues`: outputs, reports and clean failures."""
+"""`duologue analyze dialogues` and the tasks' own analyses (found through their specs): outputs, reports and clean failures."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from duologue.cli import app
 from duologue.data.io import read_corpus, write_dialogues
+from duologue.evaluation.analyses import TaskAnalysis
 from duologue.tasks import corpus_format
 
 runner = CliRunner()
@@ -89,3 +90,48 @@ def test_real_duo_reproduces_the_papers_spearman(corpus_path):
     found = {(c["x"], c["y"], c["group"].get("language"), c["group"].get("setting")): c["r"] for c in json.loads(result.stdout)["correlations"] if len(c["group"]) == 2}
     assert round(found[("party:stylistic_similarity", "party:preference", "en", "ed")], 2) == 0.75
     assert round(found[("party:stylistic_similarity", "party:preference", "en", "wow")], 2) == 0.67
+
+
+# --------------------------------------------------------------------------- a plug-in task's own analysis
+
+
+class Counted(TaskAnalysis):
+    """A plug-in's analysis: only how many messages its dialogues hold."""
+
+    messages: int
+
+    def tables(self):
+        from rich.table import Table
+
+        table = Table(title="Plug-in count")
+        table.add_column("messages")
+        table.add_row(str(self.messages))
+        return [table]
+
+
+def count_messages(dialogues, *, by=None, bootstrap=0, seed=0):
+    """Count the messages of a plug-in corpus."""
+    from duologue.core.schema import Message
+    from duologue.data.stats import corpus_statistics
+
+    return Counted(dialogues=len(dialogues), stats=corpus_statistics(dialogues, lambda d: "all"), messages=sum(isinstance(e, Message) for d in dialogues for e in d.events))
+
+
+def test_a_plug_in_tasks_analysis_is_a_command_found_through_its_spec(coins, fixtures, monkeypatch):
+    from duologue import tasks
+    from toy_task import CoinSplit
+
+    class CoinsWithCorpus(CoinSplit):
+        spec = CoinSplit.spec.model_copy(update={"id": "coinlog-v0", "corpus": "coinlog", "analysis": f"{__name__}:count_messages"})
+
+    monkeypatch.setitem(tasks.TASKS, "coinlog-v0", CoinsWithCorpus)
+    monkeypatch.setitem(tasks.CORPUS_FORMATS, "coinlog", tasks.CORPUS_FORMATS["duo"])  # its files happen to look like DUO's
+    listed = run("--help")
+    assert "coinlog" in listed.stdout and "Count the messages" in listed.stdout
+    result = run("coinlog", str(fixtures / "duo"), "--format", "json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["dialogues"] == 5 and payload["messages"] == 23
+    table = run("coinlog", str(fixtures / "duo"))
+    assert table.exit_code == 0 and "Plug-in count" in table.stdout and "23" in table.stdout
+    assert run("nosuchcorpus", str(fixtures / "duo")).exit_code == 2
