@@ -141,6 +141,18 @@ COUNT_WORDS = {
 }
 
 
+def _pareto(rows: list[tuple[dict[str, int], int, float]]) -> list[tuple[dict[str, int], int, float]]:
+    """The rows no other row beats on both my points and the partner's expected points."""
+    ordered = sorted(rows, key=lambda r: (-r[1], -r[2]))
+    kept: list[tuple[dict[str, int], int, float]] = []
+    best_theirs = -math.inf
+    for row in ordered:
+        if row[2] > best_theirs + 1e-9 or (kept and row[1] == kept[-1][1] and abs(row[2] - kept[-1][2]) <= 1e-9):
+            kept.append(row)
+            best_theirs = max(best_theirs, row[2])
+    return kept
+
+
 class PartnerModel:
     """Evidence about how much the partner values each issue, and the ranking it implies."""
 
@@ -194,6 +206,8 @@ class CasinoRuleAgent(Agent):
 
     name = "rule"
     OPTIONS = ("strategies",)
+    COUNTER_AT_ONCE = True
+    GENEROUS_FIRST = True
 
     def __init__(self, option: str = "") -> None:
         if option and option not in self.OPTIONS:
@@ -227,6 +241,9 @@ class CasinoRuleAgent(Agent):
         self.unanswered = 0
         self.i_rejected = False
         self.refused = 0
+        self.refused_offers: list[dict[str, int]] = []
+        self.they_rejected = False
+        self._rows_cache: dict[tuple, tuple[list, list]] = {}
 
     # ------------------------------------------------------------------ reading
 
@@ -250,8 +267,9 @@ class CasinoRuleAgent(Agent):
                 self.offer_open = False
             elif isinstance(event, RejectDeal):
                 if self.my_offer is not None:
-                    self.declined.append(dict(self.my_offer))
+                    self._decline(self.my_offer)
                 self.offer_open = False
+                self.they_rejected = True
         self.cursor = len(observation.transcript)
 
     def _hear(self, reading: Reading) -> None:
@@ -269,7 +287,7 @@ class CasinoRuleAgent(Agent):
                 self.their_offer = completed
                 self.model.observe_request({i: n for i, n in proposal.items() if n is not None}, weight=0.3)
                 if was_open and self.my_offer is not None:
-                    self.declined.append(dict(self.my_offer))
+                    self._decline(self.my_offer)
                 return
             self.partner_agreed = was_open or reading.agrees
             return
@@ -277,20 +295,41 @@ class CasinoRuleAgent(Agent):
             self.partner_agreed = True
         elif was_open and (reading.disagrees or reading.needs):
             if self.my_offer is not None:
-                self.declined.append(dict(self.my_offer))
+                # a plain "no" is a refusal; talk of needs only means this split is not yet the one
+                self._decline(self.my_offer, refused=reading.disagrees)
         elif was_open:
             self.unanswered += 1
+
+    def _decline(self, offer: dict[str, int], *, refused: bool = True) -> None:
+        """The partner turned `offer` down: it is not offered again, and after a refusal later offers
+        give the partner at least as much of every item (concessions never move backwards)."""
+        self.declined.append(dict(offer))
+        if refused:
+            self.refused_offers.append(dict(offer))
 
     # ------------------------------------------------------------------ valuing splits
 
     def _mine(self, share: dict[str, int]) -> int:
         return points(share, self.priorities)
 
+    def _rows(self) -> tuple[list[tuple[dict[str, int], int, float]], list[tuple[dict[str, int], int, float]]]:
+        """(every split, the Pareto-optimal ones) as (my share, my points, partner's expected points).
+
+        Cached per belief state (evidence, stated preferences, own priorities): the partner's words
+        change the belief only now and then, and the filter is the agent's costliest step.
+        """
+        key = (tuple(round(self.model.evidence[i], 9) for i in ISSUES), tuple(self.model.pairs), tuple(sorted(self.priorities.items())))
+        cached = self._rows_cache.get(key)
+        if cached is None:
+            value = self.model.value_per_package()
+            rows = [(share, self._mine(share), sum(value[i] * n for i, n in complement(share).items())) for share in all_shares()]
+            cached = (rows, _pareto(rows))
+            self._rows_cache[key] = cached
+        return cached
+
     def _frontier(self) -> list[tuple[dict[str, int], int, float]]:
         """(my share, my points, partner's expected points) for splits Pareto optimal under the belief."""
-        value = self.model.value_per_package()
-        rows = [(share, self._mine(share), sum(value[i] * n for i, n in complement(share).items())) for share in all_shares()]
-        return [r for r in rows if not any(m >= r[1] and t >= r[2] - 1e-9 and (m > r[1] or t > r[2] + 1e-9) for _, m, t in rows)]
+        return self._rows()[1]
 
     def _fair_range(self, frontier: list[tuple[dict[str, int], int, float]]) -> tuple[int, int]:
         """(low, high) of my points among the splits closest to the Nash bargaining point."""
@@ -307,12 +346,12 @@ class CasinoRuleAgent(Agent):
 
     def _aspiration(self, observation: Observation, frontier) -> float:
         low, high = self._fair_range(frontier)
-        aspiration = high + max(0, 2 - self.proposals) - 7 * self._progress(observation)
+        aspiration = high + max(0, 3 - self.proposals) - 7 * self._progress(observation)
         return max(aspiration, low - 4, WALK_AWAY_POINTS + 2)
 
     def _threshold(self, observation: Observation, frontier) -> float:
         low, _ = self._fair_range(frontier)
-        return max(low - 1 - 6 * self._progress(observation), WALK_AWAY_POINTS + 1)
+        return max(low + 2 - 6 * self._progress(observation), WALK_AWAY_POINTS + 1)
 
     def _next_offer(self, observation: Observation) -> dict[str, int]:
         """The split to offer now: on the belief frontier, giving the partner most while keeping my aspiration.
@@ -325,12 +364,24 @@ class CasinoRuleAgent(Agent):
         """
         frontier = self._frontier()
         aspiration = self._aspiration(observation, frontier)
-        above = [r for r in frontier if r[1] >= aspiration]
+        candidates = frontier
+        if self.refused_offers:
+            # never move backwards after a refusal: the partner is offered at least what any refused
+            # split gave it (in the points the belief expects it to get), and never a refused split again
+            rows = self._rows()[0]
+            value = {tuple(r[0][i] for i in ISSUES): r[2] for r in rows}
+            floor = max(value[tuple(o[i] for i in ISSUES)] for o in self.refused_offers)
+            kept = [r for r in rows if r[2] >= floor - 1e-9]
+            fresh = [r for r in kept if r[2] > floor + 1e-9 and r[0] not in self.declined and r[1] > WALK_AWAY_POINTS]
+            fresh = fresh or [r for r in kept if r[0] not in self.declined and r[1] > WALK_AWAY_POINTS]
+            candidates = _pareto(fresh) if fresh else _pareto(kept)
+        above = [r for r in candidates if r[1] >= aspiration]
         if not above:
-            best = max(r[1] for r in frontier)
-            above = [r for r in frontier if r[1] == best]
-        target = self._pick(above, by_partner_first=True)
-        if target[0] in self.declined:
+            best = max(r[1] for r in candidates)
+            above = [r for r in candidates if r[1] == best]
+        # after a refusal the step is the smallest concession that still keeps to the aspiration
+        target = self._pick(above, by_partner_first=not self.refused_offers and self.GENEROUS_FIRST)
+        if not self.refused_offers and target[0] in self.declined:
             low, _ = self._fair_range(frontier)
             floor = max(low - 4, WALK_AWAY_POINTS + 2)
             generous = [r for r in frontier if r[0] not in self.declined and r[2] >= target[2] - 1e-9 and r[1] >= floor]
@@ -407,6 +458,10 @@ class CasinoRuleAgent(Agent):
         if self.partner_agreed and self.my_offer is not None:
             self.partner_agreed = False
             return self._submit(self.my_offer)
+        if self.they_rejected and self.COUNTER_AT_ONCE:
+            # a refused deal is answered with the next concession, as a deal: words would only restate it
+            self.they_rejected = False
+            return self._submit(self._next_offer(observation))
         if self.i_rejected:
             self.i_rejected = False
             if turns_left <= 6:

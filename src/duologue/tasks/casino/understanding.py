@@ -25,7 +25,8 @@ messages it recovers the top issue about two times in three (chance: one in thre
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from difflib import SequenceMatcher
 
 from duologue.tasks.casino.rules import ISSUES, PACKAGES_PER_ISSUE
@@ -110,6 +111,7 @@ def normalize(text: str) -> str:
     return re.sub(r"[ \t]+", " ", text).strip()
 
 
+@lru_cache(maxsize=65536)
 def issue_of_word(word: str) -> str | None:
     """The issue a single word names, allowing for typos (`watter`, `firewod`, `fod`)."""
     word = word.strip("'")
@@ -146,6 +148,8 @@ class Reading:
     disagrees: bool = False
     greets: bool = False
     mentions: list[str] = field(default_factory=list)
+    sarcastic: bool = False
+    """Said with irony ("oh sure, you take ALL the food, that's totally fair :/"): a refusal, never a proposal."""
 
     @property
     def complete_proposal(self) -> dict[str, int] | None:
@@ -163,7 +167,17 @@ class Reading:
 
 
 def read(text: str) -> Reading:
-    """Read one message (see the module docstring for what is extracted)."""
+    """Read one message (see the module docstring for what is extracted).
+
+    Memoized: agents read the same lines over and over in self-play, so each distinct text is parsed
+    once; every call gets its own copy, free to change.
+    """
+    cached = _read(text)
+    return replace(cached, needs=dict(cached.needs), prefers=list(cached.prefers), proposal=None if cached.proposal is None else dict(cached.proposal), mentions=list(cached.mentions))
+
+
+@lru_cache(maxsize=65536)
+def _read(text: str) -> Reading:
     reading = Reading(text=text)
     tokens = _tokens(text)
     if not tokens:
@@ -172,7 +186,8 @@ def read(text: str) -> Reading:
     reading.mentions = [i for t in tokens if (i := issue_of_word(t))]
     reading.greets = bool(re.search(r"\b(hi|hello|hey|howdy|greetings|good (morning|afternoon|evening))\b", joined))
     reading.asks_preferences = _asks_preferences(joined)
-    reading.proposal = _proposal(tokens)
+    reading.sarcastic = is_sarcastic(text)
+    reading.proposal = None if reading.sarcastic else _proposal(tokens)
     sentences = _sentences(tokens)
     for sentence in sentences:
         _read_sentence_needs(sentence, reading)
@@ -182,8 +197,28 @@ def read(text: str) -> Reading:
                 # Asking for most of an item is (weaker) evidence of wanting it.
                 reading.needs[issue] = reading.needs.get(issue, 0.0) + 0.8 * (count - 1.5)
     reading.agrees, reading.disagrees = _stance(joined)
+    if reading.sarcastic:
+        reading.agrees, reading.disagrees = False, True
     reading.needs = {i: round(v, 3) for i, v in reading.needs.items() if v != 0}
     return reading
+
+
+_IRONY_STRONG = re.compile(r"yeah,? right|🙄|😒|(^|\s)/s\b|\bsure you do\b|\bhow convenient\b", re.IGNORECASE)
+_IRONY_SIGNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\b(oh|ah|wow),? (sure|great|yeah|right|wonderful|perfect|thanks)\b", re.IGNORECASE),
+    re.compile(r"\b(totally|so|super|very|real|really|perfectly) (fair|generous|reasonable|kind)\b|\bhow (generous|fair|kind|nice)\b|\bthanks a lot\b", re.IGNORECASE),
+    re.compile(r":/|:\||:-/|-_-|\.\.\.\s*not\b|\bnot!"),
+    re.compile(r"\b(ALL|EVERYTHING|NOTHING|EVERY)\b"),
+)
+
+
+def is_sarcastic(text: str) -> bool:
+    """Whether a message says the opposite of its words: one strong sign (an eye-roll, "yeah right"),
+    or two of: an ironic opener ("oh sure"), praise of fairness or generosity, a wry face (":/"),
+    a shouted ALL."""
+    if _IRONY_STRONG.search(text):
+        return True
+    return sum(bool(sign.search(text)) for sign in _IRONY_SIGNS) >= 2
 
 
 def _sentences(tokens: list[str]) -> list[list[str]]:
@@ -292,6 +327,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
         if tuple(tokens[i : i + length]) == phrase:
             if phrase[-1] == "with" and i + length < len(tokens) and tokens[i + length] in {"you", "your", "that", "this", "it", "u"}:
                 break  # "okay with your group taking all 3 food" is about the partner's share
+            if phrase[0] not in {"i", "can", "could", "may", "in"} and any(w in _SUBJECT_YOU for w in tokens[max(0, i - 3) : i]):
+                break  # "would you be okay with 3 water" asks about the partner's share
             return _ME, length, False
     for phrase, length in _YOU_PHRASES.items():
         if tuple(tokens[i : i + length]) == phrase:
@@ -483,7 +520,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             if either:
                 count = None
             if recipient == _KEEP:
-                if count is None:
+                between = tokens[anchor:i]
+                if not any(w in {"all", "0", "1", "2", "3", "one", "two", "three", "most"} for w in between):
                     assign(_ME, [(issue, PACKAGES_PER_ISSUE)])  # "I can't give you any of the water"
                 last_issue, last_count = issue, None
                 i += 1
@@ -500,7 +538,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             i += 1
             continue
         # a bare count standing for the last item: "2 water for me and 1 for you"
-        if t in {"0", "1", "2", "3", "one", "two", "three", "none"} and last_issue is not None:
+        if t in {"0", "1", "2", "3", "one", "two", "three", "none"} and last_issue is not None and i >= 1 and tokens[i - 1] in {",", "and", "&", "then", ":", "with", "be", "is"}:
             nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
             if not issue_of_word(nxt) and (nxt not in FILLER or nxt in _POSTFIX) and nxt not in {"of"}:
                 who2, _, postfix2 = _recipient_marker(tokens, i + 1) if i + 1 < len(tokens) else (None, 0, False)
@@ -539,6 +577,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
 # ---------------------------------------------------------------------------- needs
 
 _CUES: list[tuple[str, float]] = [
+    (r"(useless|no use|of no use|pointless|worthless|not useful|not much use)", -3),
+    (r"(kinda|kind of|really|sort of|totally)? ?(my|our) (thing|jam|bag|game|deal|focus|go to)", 3),
     (r"(need|want|make sure)( \w+){0,3} (have |get )?enough", 2.5),
     (r"(not|never) (bring|brought|have|pack|packed|carry|carrying|get|got|find|found) (enough|any|much)", 3),
     (r"(can not|could not|not) (give up|part with|spare|share|budge on|do without|go without)( any| on)?", 3),
@@ -639,13 +679,21 @@ _COMPARE = [
 _RANKING_WORDS = re.compile(r"\b(then|followed|priorit\w*|order|rank\w*|first|second|third|last|after|>)\b|>")
 
 
-_ASK_ME = re.compile(r"\b((could|can|may|might) (i|we) (get|have|take|ask for)|ask for|asking for|hoping for)( \w+){0,5}? (?P<item>food|water|firewood|wood)\b")
+_ASK_ME = re.compile(
+    r"\b((could|can|may|might) (i|we) (get|have|take|ask for)|ask for|asking for|hoping for|(throw|toss|add|put) in|(throw|toss|add)( \w+){0,3} in)"
+    r"(?:(?! either)(?! or) \w+){0,5}? (?P<item>food|water|firewood|wood)\b"
+)
+_FOR_ME_ITS = re.compile(r"\bfor (me|us),? (it s|its|it is|that s|thats|that is|it would be|it d be)( definitely| probably| really)? (the )?(?P<item>\w+)")
 _ASK_FOR = re.compile(r"\b(do|would|could|can|will) you (happen to )?(have|spare|give me|part with|share)( any| some| extra| a little| a bit of| one| 1)? (?P<item>\w+)")
 _TRADE = re.compile(r"\b(trade|swap|exchange|give) (you )?(\w+ )?(of )?(the )?(?P<given>\w+) (for|in exchange for|in return for) (\w+ )?(of )?(the |your )?(?P<wanted>\w+)")
 
 
 def _read_sentence_needs(sentence: list[str], reading: Reading) -> None:
     text = " ".join(sentence)
+    for match in _FOR_ME_ITS.finditer(text):
+        issue = issue_of_word(match.group("item"))
+        if issue:
+            reading.needs[issue] = reading.needs.get(issue, 0.0) + 3.0  # "for us its the firewood"
     for match in _ASK_ME.finditer(text):
         issue = issue_of_word(match.group("item"))
         if issue:
