@@ -217,3 +217,24 @@ def test_fit_share_counts_only_checked_replies():
     assert share["fit"] == pytest.approx(2 / 3)
     assert share["from_corpus"] == pytest.approx(0.5)
     assert share["first_candidate_fit"] == pytest.approx(0.5)
+
+
+def test_retrieval_ranks_by_the_context_a_line_answered():
+    from duologue.agents.modular import similarity
+
+    index = UtteranceIndex()
+    index.add("chat", "Sure, it runs fine.", context="does the engine run well?")
+    index.add("chat", "It is blue.", context="what colour is the paint?")
+    partner = "what colour is it painted?"
+    ranked = index.candidates("chat", rank=lambda c: similarity(c.context, partner), rng=random.Random(0))
+    assert [c.template for c in ranked] == ["It is blue.", "Sure, it runs fine."]
+
+
+def test_words_not_grounded_in_the_dialogue_are_found():
+    from duologue.agents.modular import ungrounded_words
+
+    common = {"the", "still", "available"}
+    grounds = ["2012 Honda Civic LX sedan, automatic, 98k miles."]
+    assert ungrounded_words("is the convertible still available?", grounds, common) == {"convertible"}
+    assert ungrounded_words("A haunted car?", grounds, common) == {"haunted", "car"}
+    assert ungrounded_words("is the sedan still available? how many miles?", grounds, common | {"how", "many"}) == set()

@@ -195,6 +195,9 @@ class Candidate:
     """Context of the utterance (`role`, `category`, the issue levels it talks about ...)."""
     source: str = "corpus"
     """`corpus` (retrieved) or `template` (the agent's own fallback wording)."""
+    context: str = ""
+    """The partner's message this utterance answered in its own dialogue (empty for an opening), to
+    retrieve lines said after something like what the partner just said."""
 
     @property
     def slots(self) -> frozenset[str]:
@@ -211,8 +214,11 @@ class UtteranceIndex:
         self.by_act: dict[str, list[Candidate]] = defaultdict(list)
         self._seen: set[tuple[str, str, tuple[tuple[str, str], ...]]] = set()
 
-    def add(self, act: str, template: str, tags: Mapping[str, str] | None = None, source: str = "corpus") -> bool:
-        """Index one template (duplicates with the same act and tags are kept once). Returns whether it was new."""
+    def add(self, act: str, template: str, tags: Mapping[str, str] | None = None, source: str = "corpus", context: str = "") -> bool:
+        """Index one template (duplicates with the same act and tags are kept once). Returns whether it was new.
+
+        context: the message the utterance answered where it was said (see `Candidate.context`).
+        """
         template = " ".join(template.split())
         if not template:
             return False
@@ -221,7 +227,7 @@ class UtteranceIndex:
         if key in self._seen:
             return False
         self._seen.add(key)
-        self.by_act[act].append(Candidate(act=act, template=template, tags=frozen, source=source))
+        self.by_act[act].append(Candidate(act=act, template=template, tags=frozen, source=source, context=" ".join(context.split())))
         return True
 
     def __len__(self) -> int:
@@ -238,14 +244,15 @@ class UtteranceIndex:
         require: Mapping[str, str | Sequence[str]] | None = None,
         prefer: Mapping[str, str] | None = None,
         accept: Callable[[Candidate], bool] | None = None,
+        rank: Callable[[Candidate], float] | None = None,
         rng: random.Random | None = None,
         limit: int | None = None,
     ) -> list[Candidate]:
         """Candidates for `act` whose placeholders can all be filled from `slots`.
 
         require: tags that must match (a value or a list of allowed values). prefer: tags that rank
-        a candidate first, one tier per matching tag; within a tier the order is shuffled with `rng`.
-        accept: any further test of a candidate.
+        a candidate first, one tier per matching tag; within a tier the order is shuffled with `rng`,
+        then sorted by `rank` (highest first; ties keep the shuffled order). accept: any further test.
         """
         available = set(slots)
         require = require or {}
@@ -266,6 +273,8 @@ class UtteranceIndex:
             if rng is not None:
                 tier = tier[:]
                 rng.shuffle(tier)
+            if rank is not None:
+                tier = sorted(tier, key=rank, reverse=True)
             ordered.extend(tier)
             if limit is not None and len(ordered) >= limit:
                 break
@@ -344,7 +353,7 @@ class Generated:
     tried: int = 0
     """Corpus candidates filled and checked before one was taken."""
     checked: bool = True
-    """Whether the act parser can recognise this act at all (CaSiNo without its strategy tagger reads only some acts)."""
+    """Whether the act parser can recognise this act at all (a task whose tagger is missing may read only some acts)."""
 
 
 class ModularAgent(Agent):
@@ -352,7 +361,7 @@ class ModularAgent(Agent):
 
     name = "modular"
     corpus_relative: ClassVar[str] = ""
-    """Where the task's corpus lies under the data root (`craigslist/validation.json`)."""
+    """Where the task's corpus lies under the data root (`<corpus>/validation.json`)."""
     candidates_per_turn: ClassVar[int] = 25
     """How many retrieved candidates are filled and checked before falling back to templates."""
 
@@ -405,6 +414,7 @@ class ModularAgent(Agent):
         render: Callable[[Candidate], str | None] | None = None,
         slots: Iterable[str] | None = None,
         checked: bool = True,
+        rank: Callable[[Candidate], float] | None = None,
     ) -> str:
         """Words for `act`: a retrieved corpus candidate filled with `values` that `fits`, else a fallback template.
 
@@ -413,11 +423,13 @@ class ModularAgent(Agent):
         enough (CaSiNo proposals); it returns None when the candidate cannot express the values.
         slots: the placeholders a candidate may have (default: the keys of `values`). checked:
         whether `fits` really tests the act (False when the parser cannot recognise it; the reply is
-        then left out of the fit share).
+        then left out of the fit share). rank: orders candidates within a tag tier (for example by how
+        much their `context` resembles the partner's last message).
         Fallback templates are tried in a random order, preferring ones that fit and were not said yet.
         """
         candidates = self.knowledge.index.candidates(
-            act, slots=values.keys() if slots is None else slots, require=require, prefer=prefer, accept=accept, rng=self.rng, limit=self.candidates_per_turn * 4
+            act, slots=values.keys() if slots is None else slots, require=require, prefer=prefer, accept=accept, rank=rank, rng=self.rng,
+            limit=self.candidates_per_turn * 4,
         )
         tried = 0
         first_fits: bool | None = None
@@ -476,3 +488,38 @@ _WORD = re.compile(r"[a-z]+")
 def content_words(text: str) -> set[str]:
     """Lower-case alphabetic words of at least three letters (for item-specific vocabulary checks)."""
     return {w for w in _WORD.findall(text.lower()) if len(w) >= 3}
+
+
+def document_frequency(texts: Iterable[str]) -> Counter[str]:
+    """In how many of `texts` each content word occurs (a word's commonness across a corpus)."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(content_words(text))
+    return counts
+
+
+def ungrounded_words(text: str, grounds: Iterable[str], common: Iterable[str] | Mapping[str, Any]) -> set[str]:
+    """Content words of `text` that are neither common talk nor said anywhere in `grounds` (the item's
+    description, the partner's messages, the agent's own): words that tie a retrieved line to the
+    dialogue it came from (`is the convertible still available?` about a sedan)."""
+    grounded: set[str] = set()
+    for ground in grounds:
+        grounded |= content_words(ground)
+    grounded |= {_stem(word) for word in grounded}
+    return {word for word in content_words(text) if word not in common and word not in grounded and _stem(word) not in grounded}
+
+
+def similarity(a: str, b: str) -> float:
+    """Overlap of two texts' content words (Jaccard), for ranking lines by the message they answered."""
+    left, right = content_words(a), content_words(b)
+    if not left or not right:
+        return 0.0
+    return len(left & right) / len(left | right)
+
+
+def _stem(word: str) -> str:
+    """A crude stem (`miles` -> `mile`, `scratched` -> `scratch`) so an inflection still counts as grounded."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word

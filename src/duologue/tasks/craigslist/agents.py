@@ -512,6 +512,8 @@ class CraigslistRuleAgent(Agent):
                 line = answer.text if answer.text.endswith((".", "!", "?")) else answer.text + "."
                 lead = self._pick(["", "Good question.", "Sure.", "Let me see."])
                 return f"{lead} {line}".strip()
+            if answer.kind == "deflect" and answer.topic == "why":  # my own reason, which no listing needs to state
+                return self._pick(["It just opened up." if self.category == "housing" else "I just don't need it anymore.", "I'm making some room, that's all."])
             if answer.kind == "deflect":
                 about = DEFLECTIONS.get(answer.topic or "", "that")
                 return self._pick([

@@ -38,14 +38,29 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from duologue.agents.modular import START, ActPolicy, Knowledge, ModularAgent, UtteranceIndex, content_words, corpus_dialogues, escape_braces
+from duologue.agents.modular import (
+    START,
+    Generated,
+    ActPolicy,
+    Candidate,
+    Knowledge,
+    ModularAgent,
+    UtteranceIndex,
+    content_words,
+    corpus_dialogues,
+    document_frequency,
+    escape_braces,
+    similarity,
+    ungrounded_words,
+)
+from duologue.agents.modular import _stem
 from duologue.core import actions
 from duologue.core.schema import Dialogue, Message
 from duologue.core.task import Observation, Task
 from duologue.tasks.craigslist.acts import GOLD_SOURCE, dialogue_acts
 from duologue.tasks.craigslist.agents import CraigslistRuleAgent
 from duologue.tasks.craigslist.prices import find_prices
-from duologue.tasks.craigslist.reading import read_message
+from duologue.tasks.craigslist.reading import answer_question, read_message
 
 CHAT_ACTS = ("inquiry", "inform", "unknown", "disagree", "vague-price")
 PRICE_ACTS = ("init-price", "counter-price", "insist")
@@ -104,8 +119,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "intro": ("Hi there!", "Hello!", "Hey, thanks for your interest.", "Hi, how are you?", "Hello, it's still available."),
         "inquiry": ("Are you interested?", "Do you have any questions?", "When could you pick it up?", "Would you be paying cash?",
                     "Is this for you?", "What are you looking for?"),
-        "inform": ("It's in great condition.", "It works perfectly.", "It has been well taken care of.", "It's barely been used.",
-                   "Everything works like it should.", "It's in very good shape, no problems."),
+        "inform": ("Happy to tell you more, what would you like to know?", "It's as described in the listing.", "Everything in the listing is accurate."),
         "unknown": ("I see.", "Sounds good to me.", "Thanks for letting me know.", "It's a great deal.", "You won't regret it.", "Alright."),
         "disagree": ("No, that's too low.", "No, I can't do that.", "Sorry, that doesn't work for me.", "I don't think so.", "No, it's worth more than that."),
         "vague-price": ("That's too low.", "Could you go higher?", "What's the highest you can go?", "That seems too low for me."),
@@ -284,6 +298,8 @@ def build_index(dialogues: Sequence[Dialogue]) -> tuple[UtteranceIndex, dict[str
         listing = float(listing) if isinstance(listing, (int, float)) and not isinstance(listing, bool) else None
         words = banned.get(_listing_key(dialogue), set())
         last_price: dict[str, float] = {}
+        last_text: dict[str, str] = {}
+        last_act: dict[str, str] = {}
         for event, (act, price) in zip(dialogue.events, labelled_acts(dialogue)):
             speaker = event.party
             partner = next((p for p in roles if p != speaker), None)
@@ -294,10 +310,20 @@ def build_index(dialogues: Sequence[Dialogue]) -> tuple[UtteranceIndex, dict[str
                 )
                 if template is None:
                     counts["left out"] += 1
-                elif index.add(act, template, {"role": str(roles[speaker]), "category": category}):
-                    counts["indexed"] += 1
+                else:
+                    said_before = bool(last_text)
+                    tags = {
+                        "role": str(roles[speaker]), "category": category, "turn": "reply" if said_before else "first",
+                        "after": after_class(last_act.get(partner, START) if partner else START),
+                    }
+                    if index.add(act, template, tags, context=last_text.get(partner, "") if partner else ""):
+                        counts["indexed"] += 1
             if price is not None and speaker is not None:
                 last_price[speaker] = price
+            if isinstance(event, Message) and speaker is not None:
+                last_text[speaker] = event.text
+            if act is not None and speaker is not None:
+                last_act[speaker] = act
     return index, dict(counts)
 
 
@@ -320,11 +346,14 @@ class CraigslistModularAgent(ModularAgent):
             for context, act in act_sequence(dialogue):
                 policy.add(context, act)
         index, counts = build_index(dialogues)
-        return Knowledge(policy=policy, index=index, source=str(path), stats={"dialogues": len(dialogues), "acts": int(policy.size), **counts})
+        return Knowledge(
+            policy=policy, index=index, source=str(path), stats={"dialogues": len(dialogues), "acts": int(policy.size), **counts},
+            extra={"common": common_words(dialogues)},
+        )
 
     @classmethod
     def fallback_knowledge(cls) -> Knowledge:
-        return Knowledge(policy=ActPolicy.from_table(PRIOR), index=UtteranceIndex(), source="built-in")
+        return Knowledge(policy=ActPolicy.from_table(PRIOR), index=UtteranceIndex(), source="built-in", extra={"common": own_words()})
 
     # ------------------------------------------------------------------ episode state
 
@@ -360,6 +389,7 @@ class CraigslistModularAgent(ModularAgent):
 
     def act(self, observation: Observation) -> actions.Action:
         planner = self.planner
+        self.observation = observation
         if not planner._ready:
             planner._setup(observation)
         planner._read(observation)
@@ -419,6 +449,22 @@ class CraigslistModularAgent(ModularAgent):
         price_acts = [a for a in allowed if a not in CHAT_ACTS and a != "intro"]
         if self.chat_run >= 3 and price_acts:
             allowed = price_acts  # enough small talk: get to the price
+        said = [e for e in observation.transcript if isinstance(e, Message)]
+        if not said:
+            return [a for a in allowed if a in ("intro", "inquiry", "init-price")]  # an opening never reacts
+        reading = planner.last_reading if said[-1].party != self.party else None
+        if reading is not None and reading.question and not reading.leaving and reading.price is None:
+            # a question is answered before anything else: the price when it asks the price, else an answer
+            wanted = [a for a in allowed if a in PRICE_ACTS] if reading.asks_price else [a for a in allowed if a == "inform"]
+            if not reading.asks_price and "inform" not in allowed:
+                wanted = ["inform"]
+            if wanted:
+                return wanted
+        if reading is not None and reading.price is not None:
+            # a price on the table is answered: a counter, agreement, refusal or an offer, not small talk
+            answered = [a for a in allowed if a not in ("inquiry", "unknown", "inform", "intro")]
+            if answered:
+                return answered
         return allowed
 
     def _endgame(self, observation: Observation, turns_left: int) -> actions.Action:
@@ -458,7 +504,16 @@ class CraigslistModularAgent(ModularAgent):
             price = planner.their_price
         if act in PRICE_ACTS and price is not None:
             planner.rounds += 1
-        text = self._words(act, price)
+        partner_said = self._partner_last(observation)
+        if act == "inform" and planner.seller and partner_said:
+            # what the item is like comes from its own listing, never from another listing's line
+            text = planner._answer(read_message(partner_said, listing_price=planner.listing))
+            parsed = copy.deepcopy(planner.acts).read(Message(party=self.party, text=text))
+            # an answer read off the listing is not a realisation of the act vocabulary: left out of the act-fit share
+            self.generated.append(Generated(act=act, text=text, source="listing", fits=parsed is not None and parsed.intent == act, checked=False))
+            self.used.add(text.lower())
+        else:
+            text = self._words(act, price)
         if price is not None:
             planner.my_price = price
         self.chat_run = self.chat_run + 1 if act in CHAT_ACTS or act == "intro" else 0
@@ -483,8 +538,14 @@ class CraigslistModularAgent(ModularAgent):
             values["price"] = self._money(price)
 
         agreeable = planner.their_price is not None and planner._good_enough(planner.their_price, None)
+        observation = getattr(self, "observation", None)
+        partner_said = self._partner_last(observation) if observation is not None else ""
+        common = self.knowledge.extra.get("common", frozenset())
 
         def fits(text: str) -> bool:
+            history = [e.text for e in (observation.transcript if observation is not None else ()) if isinstance(e, Message)]
+            if not context_fit(text, partner_said=partner_said, lines=planner.listing_text, history=history, common=common)[0]:
+                return False
             reading = read_message(text, listing_price=planner.listing, listing_text=planner.listing_text)
             if reading.leaving:
                 return False  # a goodbye would contradict staying in the bargaining
@@ -502,19 +563,197 @@ class CraigslistModularAgent(ModularAgent):
 
         templates = TEMPLATES[planner.role if planner.role in TEMPLATES else "buyer"].get(act, ("Okay.",))
         fallback = [t for t in templates if set(_slots(t)) <= set(values)] or ["Okay."]
+        grounds = self._grounds(observation)
+        opening = not any(isinstance(e, Message) for e in (observation.transcript if observation is not None else ()))
+
+        listing_words = " ".join(planner.listing_text)
+
+        def accept(candidate: Candidate) -> bool:
+            bare = re.sub(r"\{\w+\}", " ", candidate.template)
+            return not ungrounded_words(bare, grounds, common) and not unbacked_claims(bare, listing_words)
+
+        partner_act = self._last_acts(observation)[0] if observation is not None else START
         return self.realize(
             act,
             values=values,
             fits=fits,
             fallback=fallback,
-            require={"role": planner.role, "category": planner.category},
+            require={"role": planner.role, "category": planner.category, "turn": "first" if opening else "reply", "after": after_class(partner_act)},
+            accept=accept,
+            rank=lambda candidate: similarity(candidate.context, partner_said),
         )
+
+    def _partner_last(self, observation: Observation | None) -> str:
+        """The partner's last message (empty before they said anything)."""
+        for event in reversed(observation.transcript if observation is not None else ()):
+            if isinstance(event, Message) and event.party != self.party:
+                return event.text
+        return ""
+
+    def _grounds(self, observation: Observation | None) -> list[str]:
+        """What a line may talk about: the listing and everything said so far."""
+        said = [e.text for e in (observation.transcript if observation is not None else ()) if isinstance(e, Message)]
+        return [*self.planner.listing_text, *said]
 
     def _money(self, price: float) -> str:
         """A price as people write it; whole dollars for listings over $20 (people do not write cents there)."""
         if self.planner.listing >= 20:
             price = float(round(price))
         return self.planner.money(price)
+
+
+AFTER_CLASSES = {
+    START: "start", "intro": "chat", "unknown": "chat", "inquiry": "question", "inform": "inform", "agree": "agree",
+    "disagree": "disagree", "init-price": "price", "counter-price": "price", "insist": "price", "vague-price": "price",
+    "offer": "price", "reject": "disagree", "accept": "agree", "quit": "chat",
+}
+"""The partner's last act, coarsened: a line is said only after the kind of move it answered in its own dialogue."""
+
+
+def after_class(act: str) -> str:
+    return AFTER_CLASSES.get(act, "chat")
+
+
+CLAIMS = re.compile(
+    r"\b(brand new|like new|new|mint|perfect(?:ly)?|excellent|barely|never used|flawless|pristine|no scratch\w*|no dents?|"
+    r"no (?:problems|issues)|works (?:great|perfectly|fine)|(?:had|used|owned) (?:it|this|them) for [\w ]*?(?:years?|months?|weeks?))\b",
+    re.I,
+)
+"""Claims about the item's state that only its listing can back."""
+
+
+def unbacked_claims(text: str, listing: str) -> list[str]:
+    """Claims about the item (`this is brand new`) in statements whose key word the listing does not use."""
+    found = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if sentence.strip().endswith("?"):
+            continue
+        for match in CLAIMS.finditer(sentence):
+            claim = match.group(1).lower()
+            if claim.startswith(("had ", "used ", "owned ")):
+                backed = re.search(r"\b(?:years?|months?|weeks?) old\b|\bbought\b|\bsince\b", listing, re.I) is not None
+            else:
+                backed = re.search(rf"\b{re.escape(claim)}\b", listing, re.I) is not None
+            if not backed:
+                found.append(match.group(1))
+    return found
+
+
+COMMON_SHARE = 0.02
+"""A word used in at least this share of the corpus's dialogues is common talk, fit for any listing."""
+
+
+def common_words(dialogues: Sequence[Dialogue], share: float = COMMON_SHARE) -> frozenset[str]:
+    """Words of ordinary bargaining talk: used in at least `share` of the dialogues' messages."""
+    frequency = document_frequency(" ".join(e.text for e in d.events if isinstance(e, Message)) for d in dialogues)
+    floor = max(2.0, share * len(dialogues))
+    return frozenset(word for word, count in frequency.items() if count >= floor) | own_words()
+
+
+def own_words() -> frozenset[str]:
+    """Frequent English chat words and the words of duologue's own bargaining phrases (generic by design)."""
+    from duologue.tasks.craigslist import agents as rule_wording
+    from duologue.tasks.mutualfriends.linking import common_words as chat_words
+
+    phrases = [t for role in TEMPLATES.values() for texts in role.values() for t in texts]
+    for name in ("QUESTIONS", "SELLER_REASONS", "BUYER_REASONS", "DEFLECTIONS"):
+        value = getattr(rule_wording, name)
+        phrases += [t for group in value.values() for t in ([group] if isinstance(group, str) else group)]
+    phrases += [reason for _, _, reason in rule_wording.LISTING_REASONS] + list(rule_wording.GENERIC_QUESTIONS)
+    phrases += ["Sorry to hear that. Have a good one! No worries, take care. Okay, good luck with your search!",
+                "The listing doesn't say anything about that, and I'd rather not guess. I'm not sure about that, sorry; I can check and let you know.",
+                "Good question. Sure. Let me see. Happy to answer any questions. I just don't need it anymore. I'm making some room, that's all. It just opened up."]
+    words: set[str] = set(chat_words()) | {"dollars", "dollar", "bucks", "buck", "cash", "price", "deal", "offer"}
+    for phrase in phrases:
+        words |= content_words(phrase)
+    return frozenset(words)
+
+
+SOCIAL_ONLY = re.compile(
+    r"(?:(?:hi|hello|hey|hello there|thanks?|thank you(?: so much)?|great|wonderful|see you(?: then| soon)?|"
+    r"i am (?:good|fine|wonderful|great)|how are you(?: today)?|and you|ok|okay|cool|awesome)[\s,.!?]*)+"
+)
+"""A reply that only greets, thanks or says goodbye."""
+LATE_OPENING = re.compile(r"\b(?:interested in (?:your|the|this)|still (?:available|for sale)|tell me (?:a bit |more )?about (?:the|it|your)|is (?:it|this) available)\b", re.I)
+"""An opening line: said after prices were named, it starts the dialogue over."""
+PRICE_ASKED = re.compile(r"\b(?:what(?:'s| is) (?:the|your) (?:price|asking)|how much (?:is|are|do you want)|what are you asking)\b", re.I)
+YES_NO_ANSWER = re.compile(r"^(?:yes,? i (?:am|do)|no,? i (?:am not|do not|don'?t)|i am,|i am\b(?! (?:firm|asking|looking|willing|sorry|only|not)))")
+"""How an answer to a yes/no question begins (`no i do not`, `I am, would you ...`)."""
+ASKS_FOR_A_PRICE = re.compile(r"\b(?:what (?:did|do) you have in mind|what(?:'s| is) your (?:budget|offer|best)|what would you (?:pay|offer)|how much would you like to spend|what(?:'s| is) the price|how much (?:is|are) (?:it|they|the price))\b", re.I)
+GREETING_LINE = re.compile(r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening))\b|\bhow(?:'s| is|s)? it going\b|\bhow are you\b", re.I)
+CLOSING_LINE = re.compile(r"\b(?:nice|pleasure|good) doing business\b|\bthanks? (?:you )?for being reasonable\b|^\s*thank you!?\s*$|^\s*thanks!?\s*$", re.I)
+ANSWER_START = re.compile(r"^\s*(?:yes|yeah|yep|no|nope|sure|it(?:'s| is| has| does| was| comes)|they(?:'re| are)|there(?:'s| is)|i(?:'m| am) not sure|not sure|i (?:don't|do not) know|the listing|i (?:would|will|can|could|'d)|just|for my|i(?:'m| am) making|i just|good question)\b", re.I)
+
+
+PRICE_TALK = re.compile(r"\b(?:lowest|highest|come down|go (?:lower|higher|up|down)|too (?:high|low|much|steep)|firm|deal|budget|afford|offer|meet (?:me|you|in the middle)|price)\b", re.I)
+"""Words that take up a price without naming one (`what's the lowest you would take?`)."""
+
+
+def _answers(reply: str, question: str, lines: Sequence[str]) -> bool:
+    """Whether a reply takes up a question: it answers yes or no, says what it is, or shares the question's words."""
+    if ANSWER_START.search(reply):
+        return True
+    if any(len(content_words(reply) & content_words(line)) >= 2 for line in lines[1:]):
+        return True  # it says what the listing says
+    stems = lambda text: {_stem(w) for w in content_words(text)}  # noqa: E731
+    return bool(stems(reply) & (stems(question) - {"you", "your", "have", "doe", "are", "any"}))
+
+
+REACTION_START = re.compile(r"^(?:that|this|those|it'?s|no\b|yes|yeah|ok|okay|sure|sounds|wow|great|i see|thanks|thank you|deal|fine|agreed|too)\b", re.I)
+"""How a line that reacts to something begins; no opening line can (`That is very unfair`)."""
+
+
+def context_fit(reply: str, *, partner_said: str, lines: Sequence[str], history: Sequence[str], common: Iterable[str]) -> tuple[bool, str]:
+    """Whether a reply fits its context, and why not: the automatic check of the modular benchmark.
+
+    * grounded: every content word is common bargaining talk or was said in the listing or the dialogue
+      (no `convertible` about a sedan, no `haunted` out of nowhere);
+    * an opening does not react to something nobody said (`That is very unfair` as a first line);
+    * a question about the item that the listing can answer gets an answer or an honest "I don't know",
+      not a line about something else.
+    """
+    common = frozenset(common)
+    stray = ungrounded_words(reply, [*lines, *history], common)
+    if stray:
+        return False, f"not grounded: {', '.join(sorted(stray))}"
+    if not history and REACTION_START.match(reply.strip()):
+        return False, "reacts as an opening"
+    claims = unbacked_claims(reply, " ".join(lines))
+    if claims:
+        return False, f"claims what the listing does not say: {', '.join(claims)}"
+    said = read_message(partner_said) if partner_said else None
+    mine = read_message(reply)
+    social = SOCIAL_ONLY.fullmatch(reply.strip().lower()) is not None
+    if said is not None and social and not (said.greeting or said.agree or said.leaving or re.search(r"\bthank", partner_said, re.I)):
+        return False, "ignores what was said"
+    priced_before = any(read_message(text).prices for text in history)
+    if priced_before and (LATE_OPENING.search(reply) or (mine.asks_price and PRICE_ASKED.search(reply))):
+        return False, "goes back to the start"
+    if said is not None and YES_NO_ANSWER.match(reply.strip().lower()) and "?" not in partner_said and "interest" not in partner_said.lower():
+        return False, "answers a question nobody asked"
+    if said is not None and said.prices and ASKS_FOR_A_PRICE.search(reply):
+        return False, "asks for a price just named"
+    own_turns = len(history) // 2
+    if GREETING_LINE.search(reply) and own_turns >= 2:
+        return False, "greets in the middle of the bargaining"
+    if CLOSING_LINE.search(reply) and not (mine.agree or (said is not None and said.agree)) and not mine.prices:
+        return False, "closes a deal nobody made"
+    if said is not None and said.price is not None and not said.leaving:
+        if not (mine.prices or mine.agree or mine.disagree or mine.asks_price or PRICE_TALK.search(reply)):
+            return False, "ignores the price on the table"
+    elif said is not None and said.question and not said.leaving:
+        if said.asks_price and not mine.prices and not re.search(r"\b(?:offer|budget|you (?:think|want|have in mind))\b", reply, re.I):
+            return False, "does not answer the price question"
+        if not said.asks_price and not _answers(reply, partner_said, lines):
+            return False, "ignores the question"
+    if partner_said:
+        asked = answer_question(partner_said, list(lines))
+        if asked.kind == "line" and asked.text:
+            about = content_words(asked.text) | content_words(partner_said)
+            answered = bool(content_words(reply) & about) or bool(re.search(r"\b(?:not sure|don'?t know|doesn'?t say|no idea)\b", reply, re.I))
+            if not answered and not read_message(reply).prices:
+                return False, f"ignores the question about {asked.topic or 'the item'}"
+    return True, ""
 
 
 def _slots(template: str) -> Iterable[str]:

@@ -265,7 +265,7 @@ TOPICS: tuple[tuple[str, str, str], ...] = (
     ("age", r"\bhow old|\bhow long (?:have you|ago|did you)|\bwhen did you (?:buy|purchase|get)|\bwhat year|\bage\b|\bowned\b",
      r"\byears? old|\bmonths? (?:old|ago)|\bbought|\bpurchased|\bsince (?:19|20)\d\d|\b(?:19|20)\d\d\b|\b\d0s\b|\bbrand new|\bvintage"),
     ("condition", r"\bcondition|\bshape\b|\bscratch|\bdamage|\bdents?\b|\bstains?\b|\brips?\b|\btears?\b|\bwrong\b|\bproblems?\b|\bissues?\b|\bdefect|\bwear\b|\bfix|\brepair|\bwork(?:s|ed|ing)?\b|\bfair\b",
-     r"\bcondition|\bshape\b|\bexcellent|\bmint\b|\blike new|\bscratch|\bstains?\b|\brips?\b|\btears?\b|\bdamage|\bdents?\b|\bwear\b|\bworks\b|\bworking|\buntested|\bbroken|\bneeds (?:new|repair|work|fixing)|\bvery good|\bgood\b|\bgreat\b|\bfair\b|\bperfect"),
+     r"\bcondition|\bshape\b|\bexcellent|\bmint\b|\blike new|\bscratch|\bstains?\b|\brips?\b|\btears?\b|\bdamage|\bdents?\b|\bwear\b|\bworks\b|\bworking|\buntested|\bbroken|\bneeds (?:new|repair|work|fixing)|\bvery good|\bgood\b|\bgreat\b|\bfair\b|\bperfect|\bruns\b|\bdings?\b|\brust\b|\bcrack"),
 )
 _TOPIC_PATTERNS = [(name, re.compile(ask, re.I), re.compile(has, re.I)) for name, ask, has in TOPICS]
 MILEAGE_NOT_ODOMETER = re.compile(r"\buntil\b|\bup to\b|\bwarrant|\bpackage\b|\bevery\b", re.I)
