@@ -104,7 +104,7 @@ class Counted(TaskAnalysis):
         from rich.table import Table
 
         table = Table(title="Plug-in count")
-        table.add_column("messages")
+        table.add_column("plug-in messages")
         table.add_row(str(self.messages))
         return [table]
 
@@ -133,5 +133,5 @@ def test_a_plug_in_tasks_analysis_is_a_command_found_through_its_spec(coins, fix
     payload = json.loads(result.stdout)
     assert payload["dialogues"] == 5 and payload["messages"] == 23
     table = run("coinlog", str(fixtures / "duo"))
-    assert table.exit_code == 0 and "Plug-in count" in table.stdout and "23" in table.stdout
+    assert table.exit_code == 0 and "plug-in messages" in table.stdout and "23" in table.stdout
     assert run("nosuchcorpus", str(fixtures / "duo")).exit_code == 2
