@@ -10,7 +10,7 @@ Both read the task only through its generic interface (`reset`, `observe`, `acti
 structured spaces (its numbers as a vector, its view and the transcript as text) plus an action
 mask; actions are indices into the party's legal moves now, enumerated from the action schema
 (`duologue.envs.spaces.MoveMenu`). Rewards are the task's own scores, given when the episode ends.
-The coarse-act view that strategy learning trains on is `duologue.learning`.
+The coarse-act view that strategy learning trains on is `coarse_env` (`duologue.envs.coarse`).
 """
 
 from __future__ import annotations
@@ -32,4 +32,12 @@ def gymnasium_env(task_id: str, partner: str = "rule", **options: Any) -> Any:
     return DialogueEnv(task_id, partner=partner, **options)
 
 
-__all__ = ["pettingzoo_env", "gymnasium_env"]
+def coarse_env(task_id: str, partner: str = "modular", **options: Any) -> Any:
+    """A Gymnasium environment over the coarse-act view: the learner picks a modular agent's acts,
+    its planner and generator do the rest (`duologue.envs.coarse.CoarseActEnv`)."""
+    from duologue.envs.coarse import CoarseActEnv
+
+    return CoarseActEnv(task_id, partner=partner, **options)
+
+
+__all__ = ["pettingzoo_env", "gymnasium_env", "coarse_env"]
