@@ -104,8 +104,11 @@ def iter_raw(path: Path, problems: list[Problem]) -> Iterator[RawRecord]:
         yield from _iter_file(file, problems)
 
 
-_LONG_INTEGER = re.compile(rb"[0-9]{20}")
-"""Twenty digits in a row: maybe an integer beyond 64 bits, which orjson reads as a float."""
+_DIGITS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+"""Maps every digit to `0` and every other byte to a space: twenty `0`s in a row are then twenty
+digits in a row, maybe an integer beyond 64 bits, which orjson reads as a float. (One C-level
+translation and search: several times faster than a regular expression over digit-heavy text.)"""
+_TWENTY_DIGITS = b"0" * 20
 
 
 def _reject_constant(name: str) -> Any:
@@ -120,7 +123,7 @@ def loads(data: bytes) -> Any:
     library, which keeps every integer exact. orjson's pass has already refused what is not JSON.
     """
     value = orjson.loads(data)
-    if _LONG_INTEGER.search(data) is None:
+    if data.translate(_DIGITS).find(_TWENTY_DIGITS) < 0:
         return value
     return json.loads(data, parse_constant=_reject_constant)
 
