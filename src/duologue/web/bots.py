@@ -14,6 +14,7 @@ import time
 from duologue.agents import make_agent
 from duologue.core.agent import Agent
 from duologue.core.task import IllegalAction, Task
+from duologue.web.presence import LiveParts
 from duologue.web.storage import Seat
 
 MAX_BOT_ATTEMPTS = 3
@@ -24,7 +25,7 @@ def make_bot(seat: Seat, task: Task, seed: int) -> Agent:
     agent.reset(task, seat.party, random.Random(f"{seed}:{seat.party}"))
     return agent
 
-class Bots:
+class Bots(LiveParts):
     """The bots' turns of a live dialogue (a part of `LiveDialogue`)."""
 
     def _bot_to_move(self) -> str | None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import time
 
+from duologue.web.presence import LiveParts
 
-class Clocks:
+
+class Clocks(LiveParts):
     """Deadlines of a live dialogue (a part of `LiveDialogue`)."""
 
     def _deadlines(self) -> list[tuple[float, str]]:

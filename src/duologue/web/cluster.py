@@ -303,8 +303,11 @@ class Cluster:
     async def lobby_return(self, study_id: str, waiting: list[tuple[str, float]]) -> None:
         """Put participants back (their dialogue could not be started)."""
         for participant, since in waiting:
-            await self._call(lambda p=participant: self.redis.delete(self._seating(study_id) + p))
-            await self._call(lambda p=participant, s=since: self.redis.zadd(self._lobby(study_id), {p: s}))
+            await self._return_one(study_id, participant, since)
+
+    async def _return_one(self, study_id: str, participant: str, since: float) -> None:
+        await self._call(lambda: self.redis.delete(self._seating(study_id) + participant))
+        await self._call(lambda: self.redis.zadd(self._lobby(study_id), {participant: since}))
 
     async def hand_seat(self, study_id: str, participant: str, token: str) -> None:
         """Tell the worker where `participant` waits which seat they got."""

@@ -19,6 +19,9 @@ from duologue.web.cluster import Cluster, ClusterUnavailable
 
 if TYPE_CHECKING:
     from duologue.web.live import LiveDialogue
+    from duologue.web.settings import Settings
+    from duologue.web.storage import Storage
+    from duologue.web.study import Study
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +30,16 @@ EVENT = TypeAdapter(Event)
 
 class Leases:
     """The several-workers part of `LiveHub`: leases, announcements, relayed frames, presence."""
+
+    if TYPE_CHECKING:  # what `LiveHub` sets and defines, declared for the type checker only
+        storage: Storage
+        settings: Settings
+        studies: dict[str, Study]
+        dialogues: dict[str, LiveDialogue]
+        owned: set[str]
+        cluster: Cluster | None
+
+        async def open(self, dialogue_id: str) -> LiveDialogue | None: ...
 
     async def join_cluster(self, url: str) -> None:
         """Multi-process mode: share dialogues with the other workers through Redis (`duologue.web.cluster`)."""

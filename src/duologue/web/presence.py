@@ -8,12 +8,19 @@ runner looks at it now and then (`PRESENCE_SECONDS`).
 from __future__ import annotations
 
 import time
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from duologue.core.agent import Agent
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.storage import Seat
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from duologue.core.task import Task
+    from duologue.web.hub import LiveHub
 
 PRESENCE_SECONDS = 1.0
 """Several workers: how often a dialogue's runner looks in Redis for who is connected elsewhere."""
@@ -38,7 +45,29 @@ class Occupant:
     """Multi-process mode: another worker holds a connection of this person."""
 
 
-class Presence:
+class LiveParts:
+    """What the parts of a live dialogue (`Presence`, `Bots`, `Clocks`) use of each other and of
+    the state `LiveDialogue.__init__` sets: declared for the type checker only, nothing at run time."""
+
+    if TYPE_CHECKING:
+        hub: LiveHub
+        task: Task
+        id: str
+        occupants: dict[str, Occupant]
+        stored: int
+        started: float
+        last_move: float
+        idle_seconds: float
+        wakeup: asyncio.Event
+
+        def view(self, party: str) -> dict[str, Any]: ...
+        async def send_everywhere(self, party: str, message: dict[str, Any]) -> None: ...
+        async def changed(self) -> None: ...
+        def changing(self) -> AbstractAsyncContextManager[None]: ...
+        def commit(self, move_id: str | None = None) -> None: ...
+
+
+class Presence(LiveParts):
     """Connections and presence of a live dialogue's people (a part of `LiveDialogue`)."""
 
     def _partner_connected(self, party: str) -> bool:
