@@ -322,3 +322,17 @@ def test_judge_command_refuses_an_unknown_criterion(fixtures):
     result = runner.invoke(app, ["judge", str(fixtures / "duo"), "--criteria", "fun", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 2
     assert "unknown criterion 'fun'" in result.output
+
+
+def test_judge_command_reads_duologues_own_files_without_being_told(fixtures, tmp_path, monkeypatch):
+    from duologue.data.io import write_dialogues
+    from duologue.evaluation.judge_cli import _default_corpus
+    from duologue.tasks import specs
+
+    monkeypatch.setenv("DUOLOGUE_LLM_MAX_RETRIES", "0")
+    own = tmp_path / "chats.jsonl"
+    write_dialogues(read_corpus(corpus_format("duo"), fixtures / "duo").dialogues, own)
+    assert _default_corpus(own) == "duologue"
+    assert _default_corpus(fixtures / "duo") == next(s.corpus for s in specs() if s.kind == "rated")
+    result = runner.invoke(app, ["judge", str(own), "--base-url", "http://127.0.0.1:9/v1", "--limit", "1"])
+    assert result.exit_code == 1 and "cannot reach" in result.output  # read, then stopped at the endpoint

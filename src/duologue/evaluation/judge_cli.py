@@ -94,10 +94,21 @@ def agreement_cells(row: dict[str, Any]) -> list[str]:
     ]
 
 
+def _default_corpus(path: Path) -> str:
+    """duologue's own schema when PATH holds it, else the corpus of the first task judged by people's
+    ratings (the judge's items are rating items), else duologue's own schema."""
+    from duologue.cli import OWN, looks_like_own_schema
+    from duologue.tasks import specs
+
+    if path.exists() and looks_like_own_schema(path):
+        return OWN
+    return next((spec.corpus for spec in specs() if spec.kind == "rated" and spec.corpus), OWN)
+
+
 def judge_command(
-    path: Annotated[Path, typer.Argument(help="A corpus file or folder (DUO: the folder of .json files).")],
-    corpus: Annotated[str, typer.Option("--corpus", help="Corpus format of PATH (duo, casino, craigslist, mutualfriends) or duologue.")] = "duo",
-    criteria: Annotated[Optional[list[str]], typer.Option("--criteria", "-c", help="Items to rate, comma-separated or repeated (default: every DUO item that applies).")] = None,
+    path: Annotated[Path, typer.Argument(help="A corpus file or folder, or dialogues duologue wrote (.jsonl / .parquet).")],
+    corpus: Annotated[Optional[str], typer.Option("--corpus", help="Corpus format of PATH (`duologue data corpora`) or duologue; default: duologue for files it wrote, else the corpus of the first task that people rate (`duologue tasks`, kind rated).")] = None,
+    criteria: Annotated[Optional[list[str]], typer.Option("--criteria", "-c", help="Items to rate, comma-separated or repeated (default: every judge item that applies).")] = None,
     limit: Annotated[Optional[int], typer.Option(min=1, help="Judge at most this many dialogues.")] = None,
     rated_only: Annotated[bool, typer.Option("--rated-only", help="Judge only dialogues that carry third-party ratings.")] = False,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the judged dialogues here (duologue's schema, .jsonl or .parquet).")] = None,
@@ -130,7 +141,7 @@ def judge_command(
     except ValueError as error:
         raise _fail(str(error), 2) from None
 
-    dialogues = load(corpus, path, skip_invalid=skip_invalid).dialogues
+    dialogues = load(corpus or _default_corpus(path), path, skip_invalid=skip_invalid).dialogues
     if rated_only:
         dialogues = [d for d in dialogues if _has_third_party(d, wanted)]
     if limit is not None:
