@@ -143,10 +143,13 @@ class LiveHub(Leases):
             {"party": party, "kind": kind, "participant_id": who if kind == "human" else None, "agent": who if kind == "bot" else None}
             for party, (kind, who) in assignment.items()
         ]
+        from duologue.web.protocol import personalise
+
+        scenario_given = personalise(self, study, task) or scenario is not None  # own reasons change the scenario
         first = task.to_dialogue(with_outcome=False)
         first.id = dialogue_id
         # what a worker needs to rebuild this engine from the stored events (replaced by the final meta)
-        first.meta = {**first.meta, "study": study.id, "pairing": pairing, "scenario_key": scenario_key, "started_at": started, "replay": {"scenario_given": scenario is not None}}
+        first.meta = {**first.meta, "study": study.id, "pairing": pairing, "scenario_key": scenario_key, "started_at": started, "replay": {"scenario_given": scenario_given}}
         seats = self.storage.create_dialogue(first, study_id=study.id, task_id=study.task, pairing=pairing, scenario_key=scenario_key, seats=seats_in)
         occupants = {seat.party: Occupant(seat=seat, agent=make_bot(seat, task, seed) if seat.kind == "bot" else None) for seat in seats}
         live = LiveDialogue(self, study, task, dialogue_id, occupants, pairing, scenario_key, clock=clock, started=started)

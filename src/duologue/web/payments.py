@@ -1,0 +1,176 @@
+"""Crowd-platform pay for a study: base pay, a bonus formula, waiting-room pay, completion
+redirects, signed participant links, and Prolific's bulk-bonus CSV.
+
+A study's `pay` block (all optional):
+
+```
+pay:
+  currency: GBP
+  base: 1.50                          # what the platform pays as the study's reward (not bonused)
+  bonus: "0.05 * points"              # a formula over a dialogue's figures (below)
+  max_bonus: 2.00
+  completion_url: "https://app.prolific.com/submissions/complete?cc={code}"
+  waiting_leave_after: 300            # the lobby offers a code for their time after this many seconds
+  waiting_pay_per_minute: 0.10        # bonus for time in the waiting room (a person who left with a code)
+  min_messages: 2                     # fewer messages by the person: no code, no bonus
+```
+
+Formula names: `points` (the person's score), `partner_points`, `agreed` (1 or 0), `messages` (the
+person's messages), `seconds` (the dialogue's length), `waited` (seconds in the waiting room). Only
+numbers, these names, + - * / ( ), `min`, `max` and `round` are allowed.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import hashlib
+import hmac
+import io
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+FORMULA_NAMES = ("points", "partner_points", "agreed", "messages", "seconds", "waited")
+_FUNCTIONS = {"min": min, "max": max, "round": round}
+_OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b if b else 0.0}
+
+
+class FormulaError(ValueError):
+    """A bonus formula that uses something other than numbers, the known names and + - * / min max round."""
+
+
+def evaluate(formula: str, names: dict[str, float]) -> float:
+    """The formula's value for these figures (a tiny arithmetic evaluator: no Python `eval`)."""
+    try:
+        tree = ast.parse(formula, mode="eval")
+    except SyntaxError as error:
+        raise FormulaError(f"{formula!r}: not a formula ({error.msg})") from None
+
+    def walk(node: ast.AST) -> float:
+        if isinstance(node, ast.Expression):
+            return walk(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            return float(node.value)
+        if isinstance(node, ast.Name):
+            if node.id not in FORMULA_NAMES:
+                raise FormulaError(f"{formula!r}: unknown name {node.id!r}; known: {', '.join(FORMULA_NAMES)}")
+            return float(names.get(node.id) or 0.0)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            return _OPERATORS[type(node.op)](walk(node.left), walk(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -walk(node.operand)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS and not node.keywords:
+            return float(_FUNCTIONS[node.func.id](*(walk(a) for a in node.args)))
+        raise FormulaError(f"{formula!r}: only numbers, {', '.join(FORMULA_NAMES)}, + - * / ( ), min, max and round are allowed")
+
+    return walk(tree)
+
+
+class Pay(BaseModel):
+    """How a study pays (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    currency: str = "GBP"
+    base: float = Field(default=0.0, ge=0)
+    bonus: str | None = None
+    max_bonus: float | None = Field(default=None, ge=0)
+    completion_url: str | None = None
+    """Where the code page sends a person on (`{code}` is replaced by the completion code)."""
+    waiting_leave_after: float | None = Field(default=None, gt=0)
+    waiting_pay_per_minute: float = Field(default=0.0, ge=0)
+    min_messages: int = Field(default=0, ge=0)
+    link_secret: str | None = None
+    """When set, only links signed with it (`duologue study links`) are let in."""
+
+    @field_validator("bonus")
+    @classmethod
+    def _formula_parses(cls, formula: str | None) -> str | None:
+        if formula is not None:
+            evaluate(formula, {})
+        return formula
+
+    def bonus_for(self, figures: dict[str, float]) -> float:
+        """The bonus for one dialogue (0 below `min_messages`), capped by `max_bonus`, in cents' precision."""
+        if figures.get("messages", 0) < self.min_messages:
+            return 0.0
+        amount = max(0.0, evaluate(self.bonus, figures)) if self.bonus else 0.0
+        if self.max_bonus is not None:
+            amount = min(amount, self.max_bonus)
+        return round(amount, 2)
+
+    def waiting_bonus(self, waited: float) -> float:
+        return round(self.waiting_pay_per_minute * waited / 60.0, 2)
+
+    def redirect(self, code: str) -> str | None:
+        return self.completion_url.replace("{code}", code) if self.completion_url else None
+
+
+# --------------------------------------------------------------------------- links
+
+
+def link_signature(secret: str, study_id: str, participant_id: str) -> str:
+    return hmac.new(secret.encode(), f"link|{study_id}|{participant_id}".encode(), hashlib.sha256).hexdigest()[:24]
+
+
+def signed_link(base_url: str, secret: str, study_id: str, participant_id: str) -> str:
+    return f"{base_url.rstrip('/')}/study/{study_id}?participant={participant_id}&sig={link_signature(secret, study_id, participant_id)}"
+
+
+def link_ok(secret: str, study_id: str, participant_id: str, signature: str | None) -> bool:
+    return signature is not None and hmac.compare_digest(link_signature(secret, study_id, participant_id), signature)
+
+
+# --------------------------------------------------------------------------- payments
+
+
+@dataclass
+class Payment:
+    participant_id: str
+    amount: float
+    why: str
+
+
+def figures_of(dialogue: Any, party_id: str) -> dict[str, float]:
+    """A dialogue's figures for one party, the names a bonus formula may use."""
+    outcome = dialogue.outcome
+    scores = outcome.scores if outcome else {}
+    partner = next((p.id for p in dialogue.parties if p.id != party_id), None)
+    times = [e.time for e in dialogue.events if getattr(e, "time", None) is not None]
+    return {
+        "points": float(scores.get(party_id) or 0.0),
+        "partner_points": float(scores.get(partner) or 0.0) if partner else 0.0,
+        "agreed": 1.0 if outcome is not None and outcome.agreed else 0.0,
+        "messages": float(sum(1 for e in dialogue.events if e.kind == "message" and e.party == party_id)),
+        "seconds": float(max(times) - min(times)) if times else 0.0,
+    }
+
+
+def payments(pay: Pay, dialogues: Iterable[Any], waiting: Iterable[tuple[str, float]] = ()) -> list[Payment]:
+    """Bonuses per participant: each finished dialogue's formula bonus, plus pay for waiting-room
+    time of those who left with a code. Zero amounts are left out."""
+    totals: dict[str, list[float | str]] = {}
+    for dialogue in dialogues:
+        for party in dialogue.parties:
+            if party.kind != "human" or not party.participant_id:
+                continue
+            amount = pay.bonus_for(figures_of(dialogue, party.id))
+            entry = totals.setdefault(party.participant_id, [0.0, ""])
+            entry[0] = float(entry[0]) + amount
+            entry[1] = f"{entry[1]} {dialogue.id}".strip()
+    for participant, waited in waiting:
+        entry = totals.setdefault(participant, [0.0, ""])
+        entry[0] = float(entry[0]) + pay.waiting_bonus(waited)
+        entry[1] = f"{entry[1]} waited {waited:.0f}s".strip()
+    return [Payment(p, round(float(a), 2), str(w)) for p, (a, w) in sorted(totals.items()) if round(float(a), 2) > 0]
+
+
+def bulk_bonus_csv(rows: list[Payment]) -> str:
+    """Prolific's bulk-bonus shape: one `participant_id,amount` line each, no header."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for row in rows:
+        writer.writerow([row.participant_id, f"{row.amount:.2f}"])
+    return out.getvalue()

@@ -1,0 +1,327 @@
+"""A study's collection protocol as data: the pages a person sees before the lobby.
+
+Each corpus was collected with its own protocol (consent, instructions, a comprehension check,
+surveys before the task); a study lists which it uses (`Protocol`), and the pages run in order:
+consent -> instructions -> comprehension check -> each survey -> lobby.
+
+A survey is a YAML file, either a task's own (under `protocol/` of its spec's resources, named
+without the suffix) or any path. Its items say where each answer goes (`to`), so the answers land
+in the dialogue the way the corpus stores them:
+
+```
+id: about-you
+title: About you
+items:
+  - id: age
+    question: How old are you?
+    kind: number            # number | text | choice | scale
+    low: 18
+    high: 100
+    to: info.demographics.age        # info.<path>: the party's `Party.info`
+  - id: reason_food
+    question: Why would extra food help you on the trip?
+    kind: text
+    to: private.reasons.Food         # private.<path>: the party's private scenario view
+scores:                              # answers computed from several items
+  - to: info.personality.big-five.extraversion
+    mean: [tipi_1, -tipi_6]          # '-' = reverse-scored on the item's own scale
+  - to: info.personality.svo
+    majority: [svo_1, svo_2, svo_3]  # the option value most items share ...
+    at_least: 2                      # ... when at least this many do, else `otherwise`
+    otherwise: unclassified
+```
+
+A choice option is a label, or `{label, value}` when the stored value differs from what is shown.
+Progress and answers are kept per (study, participant) in the `protocol_progress` table, with the
+crowd platform's parameters (`PROLIFIC_PID`, `STUDY_ID`, `SESSION_ID`, `assignmentId`, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from sqlalchemy import JSON, Float, String, select
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+
+from duologue.tasks import spec
+
+CROWD_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId", "assignmentId", "hitId", "turkSubmitTo")
+"""Query parameters crowd platforms send with a participant; kept with the participant's progress."""
+SURVEY_FOLDER = "protocol"
+
+
+class ProtocolError(ValueError):
+    """A protocol or survey that cannot be used; the message says which and why."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Check(_Strict):
+    """One comprehension question with its right answer."""
+
+    question: str
+    options: list[str] = Field(min_length=2)
+    answer: str
+
+    @model_validator(mode="after")
+    def _answer_offered(self) -> "Check":
+        if self.answer not in self.options:
+            raise ValueError(f"answer {self.answer!r} is not one of the options {self.options}")
+        return self
+
+
+class Protocol(_Strict):
+    """The pages before the lobby. Texts are file paths, or `task:<name>` for a file the task ships
+    under `protocol/`."""
+
+    consent: str | None = None
+    instructions: str | None = None
+    comprehension: list[Check] = Field(default_factory=list)
+    surveys: list[str] = Field(default_factory=list)
+    """Survey names in the task's `protocol/` folder (without .yaml), or YAML file paths."""
+
+    def steps(self) -> list[str]:
+        steps = [name for name in ("consent", "instructions") if getattr(self, name)]
+        if self.comprehension:
+            steps.append("comprehension")
+        steps.extend(f"survey:{i}" for i in range(len(self.surveys)))
+        return steps
+
+
+class Option(_Strict):
+    label: str
+    value: str | int | float
+
+
+class SurveyItem(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    question: str
+    kind: Literal["number", "text", "choice", "scale"]
+    options: list[str | Option] = Field(default_factory=list)
+    low: int | None = None
+    high: int | None = None
+    low_label: str | None = None
+    high_label: str | None = None
+    to: str | None = Field(default=None, pattern=r"^(info|private)\.[^.]+(\.[^.]+)*$")
+    required: bool = True
+
+    @model_validator(mode="after")
+    def _kind_has_what_it_needs(self) -> "SurveyItem":
+        if self.kind == "choice" and len(self.options) < 2:
+            raise ValueError(f"item {self.id}: a choice needs at least two options")
+        if self.kind in ("number", "scale") and (self.low is None or self.high is None or self.low >= self.high):
+            raise ValueError(f"item {self.id}: a {self.kind} needs low < high")
+        return self
+
+    def choices(self) -> list[Option]:
+        if self.kind == "scale":
+            return [Option(label=str(n), value=n) for n in range(int(self.low or 0), int(self.high or 0) + 1)]
+        return [o if isinstance(o, Option) else Option(label=o, value=o) for o in self.options]
+
+    def read(self, raw: Any) -> tuple[Any, str | None]:
+        """(value, problem) for one submitted answer."""
+        text = "" if raw is None else str(raw).strip()
+        if not text:
+            return None, ("please answer this question" if self.required else None)
+        if self.kind == "text":
+            return (text[:2000], None) if len(text) >= 2 else (None, "please write a little more")
+        if self.kind == "number":
+            try:
+                value = int(text)
+            except ValueError:
+                return None, "please give a whole number"
+            return (value, None) if self.low <= value <= self.high else (None, f"please give a number from {self.low} to {self.high}")  # type: ignore[operator]
+        for option in self.choices():
+            if text == str(option.value) or text == option.label:
+                return option.value, None
+        return None, "please pick one of the options"
+
+
+class Score(_Strict):
+    to: str = Field(pattern=r"^(info|private)\.[^.]+(\.[^.]+)*$")
+    mean: list[str] | None = None
+    majority: list[str] | None = None
+    at_least: int = 1
+    otherwise: str | None = None
+
+
+class Survey(_Strict):
+    id: str
+    title: str
+    instructions: str = ""
+    items: list[SurveyItem] = Field(min_length=1)
+    scores: list[Score] = Field(default_factory=list)
+
+    def read(self, answers: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        values, problems = {}, []
+        for item in self.items:
+            value, problem = item.read(answers.get(item.id))
+            if problem:
+                problems.append(f"{item.question} {problem}")
+            elif value is not None:
+                values[item.id] = value
+        return values, problems
+
+    def fills(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Target path -> value: each answered item with a `to`, then each computed score."""
+        out = {item.to: values[item.id] for item in self.items if item.to and item.id in values}
+        by_id = {item.id: item for item in self.items}
+        for score in self.scores:
+            if score.mean is not None:
+                points = []
+                for name in score.mean:
+                    item = by_id[name.lstrip("-")]
+                    value = values.get(item.id)
+                    if isinstance(value, (int, float)):
+                        points.append((item.low or 0) + (item.high or 0) - value if name.startswith("-") else value)
+                out[score.to] = round(sum(points) / len(points), 2) if points else None
+            elif score.majority is not None:
+                counts: dict[Any, int] = {}
+                for name in score.majority:
+                    if name in values:
+                        counts[values[name]] = counts.get(values[name], 0) + 1
+                best = max(counts.items(), key=lambda kv: kv[1], default=(None, 0))
+                out[score.to] = best[0] if best[1] >= score.at_least else score.otherwise
+        return out
+
+
+def _text_path(task_id: str, name: str, suffix: str) -> Any:
+    if name.startswith("task:"):
+        found = spec(task_id).resource(SURVEY_FOLDER, name[len("task:") :] + suffix)
+        if not found.is_file():
+            raise ProtocolError(f"task {task_id} ships no {SURVEY_FOLDER}/{name[5:]}{suffix}")
+        return found
+    path = Path(name)
+    if not path.is_file():
+        raise ProtocolError(f"{name}: no such file")
+    return path
+
+
+def text(task_id: str, name: str) -> str:
+    """A consent or instructions text (plain text; blank lines separate paragraphs)."""
+    return _text_path(task_id, name, ".txt").read_text(encoding="utf-8")
+
+
+def survey(task_id: str, name: str) -> Survey:
+    if name.endswith((".yaml", ".yml")):
+        source = _text_path(task_id, name, "")
+    else:
+        source = _text_path(task_id, name if name.startswith("task:") else f"task:{name}", ".yaml")
+    try:
+        return Survey.model_validate(yaml.safe_load(source.read_text(encoding="utf-8")))
+    except (ValidationError, yaml.YAMLError) as error:
+        raise ProtocolError(f"survey {name}: {error}") from None
+
+
+def check(task_id: str, protocol: Protocol) -> None:
+    """Every text and survey the protocol names can be read (a study is refused otherwise)."""
+    for name in (protocol.consent, protocol.instructions):
+        if name:
+            text(task_id, name)
+    for name in protocol.surveys:
+        survey(task_id, name)
+
+
+# --------------------------------------------------------------------------- progress
+
+
+class _Base(DeclarativeBase):
+    pass
+
+
+class ProgressRow(_Base):
+    __tablename__ = "protocol_progress"
+    study_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    participant_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    arrived: Mapped[float] = mapped_column(Float)
+    data: Mapped[dict] = mapped_column(JSON, default=dict)
+    """{"done": [step], "answers": {step: {item: value}}, "fills": {path: value}, "crowd": {...}, "times": {step: t}}"""
+
+
+class Progress:
+    """Per-participant protocol progress in the platform's database (its own table)."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        _Base.metadata.create_all(engine)
+
+    def get(self, study_id: str, participant_id: str) -> dict[str, Any]:
+        with Session(self.engine) as session:
+            row = session.get(ProgressRow, (study_id, participant_id))
+            return dict(row.data) if row else {}
+
+    def arrived(self, study_id: str, participant_id: str) -> float | None:
+        with Session(self.engine) as session:
+            row = session.get(ProgressRow, (study_id, participant_id))
+            return row.arrived if row else None
+
+    def update(self, study_id: str, participant_id: str, change: dict[str, Any]) -> dict[str, Any]:
+        """Merge `change` into the stored data (dicts merge one level deep; lists are replaced)."""
+        with Session(self.engine) as session, session.begin():
+            row = session.get(ProgressRow, (study_id, participant_id), with_for_update=True)
+            if row is None:
+                row = ProgressRow(study_id=study_id, participant_id=participant_id, arrived=time.time(), data={})
+                session.add(row)
+            data = json.loads(json.dumps(row.data or {}))
+            for key, value in change.items():
+                if isinstance(value, dict) and isinstance(data.get(key), dict):
+                    data[key] = {**data[key], **value}
+                else:
+                    data[key] = value
+            row.data = data
+            return data
+
+    def all(self, study_id: str) -> list[tuple[str, float, dict[str, Any]]]:
+        with Session(self.engine) as session:
+            rows = session.scalars(select(ProgressRow).where(ProgressRow.study_id == study_id)).all()
+            return [(r.participant_id, r.arrived, dict(r.data)) for r in rows]
+
+
+def progress_of(state: Any) -> Progress:
+    """The platform's progress store (made once per platform, on its storage's engine)."""
+    store = getattr(state, "_protocol_progress", None)
+    if store is None:
+        store = Progress(state.storage.engine)
+        state._protocol_progress = store
+    return store
+
+
+def next_step(protocol: Protocol | None, data: dict[str, Any]) -> str | None:
+    if protocol is None:
+        return None
+    done = set(data.get("done", []))
+    return next((s for s in protocol.steps() if s not in done), None)
+
+
+def _put(target: dict[str, Any], path: list[str], value: Any) -> None:
+    for key in path[:-1]:
+        target = target.setdefault(key, {})
+    target[path[-1]] = value
+
+
+def personalise(state: Any, study: Any, task: Any) -> bool:
+    """Put each person's protocol answers into the new dialogue: `info.*` into the party's info,
+    `private.*` into its private view of the scenario. Whether the scenario changed."""
+    fills_of = {}
+    for party in task.parties:
+        if party.kind == "human" and party.participant_id:
+            fills = progress_of(state).get(study.id, party.participant_id).get("fills") or {}
+            if fills:
+                fills_of[party.id] = fills
+    changed = False
+    for party in task.parties:
+        for path, value in fills_of.get(party.id, {}).items():
+            where, *rest = path.split(".")
+            if where == "info":
+                _put(party.info, rest, value)
+            else:
+                _put(task.scenario.private.setdefault(party.id, {}), rest, value)
+                changed = True
+    return changed

@@ -1,0 +1,134 @@
+"""The pages before the lobby (consent, instructions, comprehension check, surveys), the crowd
+platform's parameters, signed links, and a waiting room a person may leave with a code."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import RedirectResponse
+
+from duologue.web import identity
+from duologue.web import protocol as proto
+from duologue.web.app import page, participant_from, platform
+from duologue.web.payments import link_ok
+from duologue.web.questionnaires import completion_code
+from duologue.web.study import Study
+
+router = APIRouter(tags=["protocol"])
+
+
+def _url(study: Study, step: str, participant: str) -> str:
+    return f"/protocol/{study.id}/{step}?{urlencode({'participant': participant})}"
+
+
+def gate(request: Request, state: Any, study: Study, participant: str) -> RedirectResponse | None:
+    """Called by the lobby: keep the crowd parameters, refuse an unsigned link where links are
+    signed, and send the person to the first protocol page not yet done (None: on to the lobby)."""
+    pay = study.pay
+    store = proto.progress_of(state)
+    data = store.get(study.id, participant)
+    if pay is not None and pay.link_secret and not data and not link_ok(pay.link_secret, study.id, participant, request.query_params.get("sig")):
+        raise HTTPException(403, "this study link is not valid; please use the link you were given")
+    crowd = {name: request.query_params[name] for name in proto.CROWD_PARAMS if request.query_params.get(name)}
+    if crowd or not data:
+        data = store.update(study.id, participant, {"crowd": crowd})
+    step = proto.next_step(study.protocol, data)
+    if step is not None:
+        return RedirectResponse(_url(study, step, participant), status_code=303)
+    if "lobby_since" not in data:
+        store.update(study.id, participant, {"lobby_since": time.time()})
+    return None
+
+
+def _context(request: Request, study_id: str, step: str) -> tuple[Any, Study, str]:
+    state = platform(request)
+    study = state.study(study_id)
+    participant = participant_from(request)
+    if participant is None:
+        raise HTTPException(400, "this page needs your participant id; please use the study link")
+    if not identity.may_use(state, participant, identity.session_of(request)):
+        raise HTTPException(403, identity.REFUSED)
+    if study.protocol is None or step not in study.protocol.steps():
+        raise HTTPException(404, f"study {study.id} has no step {step!r}")
+    return state, study, participant
+
+
+def _view(study: Study, step: str) -> dict[str, Any]:
+    protocol = study.protocol
+    assert protocol is not None
+    if step in ("consent", "instructions"):
+        body = proto.text(study.task, getattr(protocol, step))
+        return {"kind": step, "title": "Consent" if step == "consent" else "Instructions", "paragraphs": [p.strip() for p in body.split("\n\n") if p.strip()]}
+    if step == "comprehension":
+        return {"kind": step, "title": "A quick check", "checks": protocol.comprehension}
+    survey = proto.survey(study.task, protocol.surveys[int(step.split(":")[1])])
+    return {"kind": "survey", "title": survey.title, "instructions": survey.instructions, "survey": survey}
+
+
+@router.get("/protocol/{study_id}/{step}")
+async def protocol_page(request: Request, study_id: str, step: str):
+    state, study, participant = _context(request, study_id, step)
+    data = proto.progress_of(state).get(study.id, participant)
+    if step in data.get("done", []):
+        following = proto.next_step(study.protocol, data)
+        return RedirectResponse(_url(study, following, participant) if following else f"/study/{study.id}?{urlencode({'participant': participant})}", status_code=303)
+    return page(request, "protocol.html", {"study": study, "participant": participant, "step": step, "problems": [], "answers": {}, **_view(study, step)})
+
+
+@router.post("/protocol/{study_id}/{step}")
+async def protocol_submit(request: Request, study_id: str, step: str):
+    state, study, participant = _context(request, study_id, step)
+    form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    view = _view(study, step)
+    change: dict[str, Any] = {}
+    problems: list[str] = []
+    if step == "consent" and form.get("agree") != "yes":
+        problems.append("to take part, please tick that you agree")
+    elif step == "comprehension":
+        wrong = [c.question for i, c in enumerate(view["checks"]) if form.get(f"check_{i}") != c.answer]
+        problems.extend(f"{q} Not quite; please read the instructions again." for q in wrong)
+        store = proto.progress_of(state)
+        tries = int(store.get(study.id, participant).get("comprehension_tries", 0)) + 1
+        change["comprehension_tries"] = tries
+        if problems:
+            store.update(study.id, participant, change)
+    elif view["kind"] == "survey":
+        values, problems = view["survey"].read(form)
+        if not problems:
+            change = {"answers": {view["survey"].id: values}, "fills": view["survey"].fills(values)}
+    if problems:
+        return page(request, "protocol.html", {"study": study, "participant": participant, "step": step, "problems": problems, "answers": form, **view}, status_code=422)
+    store = proto.progress_of(state)
+    data = store.get(study.id, participant)
+    change["done"] = [*data.get("done", []), step] if step not in data.get("done", []) else data.get("done", [])
+    change["times"] = {step: time.time()}
+    data = store.update(study.id, participant, change)
+    following = proto.next_step(study.protocol, data)
+    target = _url(study, following, participant) if following else f"/study/{study.id}?{urlencode({'participant': participant})}"
+    return RedirectResponse(target, status_code=303)
+
+
+@router.get("/waiting-code/{study_id}")
+async def waiting_code(request: Request, study_id: str):
+    """A code for time spent in the waiting room, once the study's `waiting_leave_after` has passed."""
+    state = platform(request)
+    study = state.study(study_id)
+    participant = participant_from(request)
+    if participant is None or not identity.may_use(state, participant, identity.session_of(request)):
+        raise HTTPException(403, identity.REFUSED)
+    after = study.pay.waiting_leave_after if study.pay else None
+    store = proto.progress_of(state)
+    data = store.get(study.id, participant)
+    since = data.get("lobby_since")
+    if after is None or since is None:
+        raise HTTPException(404, "this study does not give codes for waiting")
+    waited = time.time() - float(since)
+    if "left_waiting" not in data:
+        if waited < after:
+            raise HTTPException(409, f"please wait {after - waited:.0f} more seconds for a partner")
+        store.update(study.id, participant, {"left_waiting": round(waited, 1)})
+    code = completion_code(state.settings.secret, study.id, participant, prefix=state.settings.completion_code_prefix)
+    return page(request, "done.html", {"code": code, "study": study})
