@@ -53,13 +53,13 @@ class OutcomeSummary(BaseModel):
     """Of those, how many say whether the goal was reached (`agreed` is not None)."""
     agreed: int
     agreement_rate: float | None
-    """agreed / decided: the agreement (bargaining) or success (MutualFriends) rate."""
+    """agreed / decided: the agreement rate of a negotiation, the success rate of a cooperative task."""
     walk_aways: int
     reasons: dict[str, int] = Field(default_factory=dict)
     mean_scores: dict[str, float] = Field(default_factory=dict)
     """Party id -> mean of `Outcome.scores` over the dialogues that score that party."""
     score_mean: float | None = None
-    """Mean score over every scored party of every dialogue (CaSiNo: points per participant)."""
+    """Mean score over every scored party of every dialogue (`mytask-v0`: points per participant)."""
     score_sd: float | None = None
     """Sample standard deviation of those scores."""
 
