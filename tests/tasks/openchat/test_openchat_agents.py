@@ -289,3 +289,31 @@ def test_a_rule_user_against_a_random_bot_still_plays():
     agents = {"user": make_agent("rule", task), "bot": make_agent("random", task)}
     dialogue = play_episode(task, agents, seed=0)
     assert dialogue.outcome.reason == "completed"
+
+
+# --------------------------------------------------------------------------- no echoed fragments (issue 14)
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("I went online without asking now and my parents got mad", "online without asking"),
+        ("I love online shopping way too much", "love online"),
+        ("I keep checking my phone without thinking", "phone without thinking"),
+    ],
+)
+def test_no_phrase_is_a_fragment_of_a_verb_phrase(text, fragment):
+    assert fragment not in [p.lower() for p in listening.content_phrases(text)]
+
+
+def test_the_listener_does_not_echo_fragments():
+    for seed in range(20):
+        reply = converse(["I bought a bunch of stuff online without asking now and I feel awful."], seed=seed)[0]
+        assert "online without asking" not in reply and "How do you feel about online" not in reply, reply
+
+
+def test_people_are_asked_about_as_people():
+    assert listening.phrase_kind("a lawyer") == "person" and listening.phrase_kind("the divorce") == "thing"
+    for seed in range(20):
+        reply = converse(["I talked to a lawyer today."], seed=seed)[0]
+        assert "story behind that lawyer" not in reply and "What happened with that lawyer" not in reply, reply

@@ -78,6 +78,14 @@ PHRASE_QUESTIONS = (
     "What's the story behind {p}?",
     "How has {p} been since then?",
 )
+PERSON_QUESTIONS = (
+    "How is {p} doing?",
+    "What's {p} like?",
+    "How do you get along with {p}?",
+    "How did {p} take it?",
+    "What did {p} say?",
+)
+"""Questions about someone the user mentioned (`a lawyer` -> `What did that lawyer say?`)."""
 OPEN_QUESTIONS = {
     "positive": ("What was the best part?", "How are you going to celebrate?", "Who did you share the news with first?", "What are you looking forward to now?"),
     "negative": ("What has been the hardest part?", "Is there anything that's helping?", "Do you have someone to lean on?", "How are you holding up?"),
@@ -269,8 +277,12 @@ def phrase_question(context: _Context, rng) -> str | None:
     ]
     if not fresh:
         return None
-    phrase = _question_phrase(fresh[0] if rng.random() < 0.7 else rng.choice(fresh))
-    templates = WOW_OPINION_QUESTIONS + PHRASE_QUESTIONS[:4] if context.setting == "wow" else PHRASE_QUESTIONS
+    chosen = fresh[0] if rng.random() < 0.7 else rng.choice(fresh)
+    phrase = _question_phrase(chosen)
+    if listening.phrase_kind(chosen) == "person":
+        templates = PERSON_QUESTIONS
+    else:
+        templates = WOW_OPINION_QUESTIONS + PHRASE_QUESTIONS[:4] if context.setting == "wow" else PHRASE_QUESTIONS
     return rng.choice(templates).format(p=phrase)
 
 

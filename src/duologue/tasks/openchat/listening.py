@@ -227,8 +227,20 @@ STOP_WORDS = frozenset(
     met hear heard read write wrote talk talked remember forgot forget happened happen became become
     hi hello hey thanks thank please sorry wow haha lol hmm um uh yes sure right exactly definitely
     totally absolutely honestly seriously i'd i've i'll you're you've it's that's there's what's
+    without within behind beyond among toward towards beside besides except unless whether via per along
+    near inside outside throughout underneath instead anyway anymore later soon else almost
+    love enjoy hate miss prefer adore watch learn visit travel study work worked works
     """.split()
 )
+PERSON_NOUNS = frozenset(
+    """
+    mom mother dad father parent parents brother sister sibling siblings son daughter kid kids child children baby
+    wife husband partner boyfriend girlfriend fiance fiancee friend friends buddy neighbor neighbour neighbors
+    roommate boss coworker colleague teacher doctor lawyer nurse coach grandma grandpa grandmother grandfather
+    aunt uncle cousin nephew niece family landlord manager guy girl man woman lady kids students student
+    """.split()
+)
+"""Nouns for people: a listener asks how a person is, not "the story behind" them."""
 _GENERIC_NOUNS = frozenset({"thing", "things", "time", "day", "way", "lot", "bit", "something", "stuff", "people", "person", "place", "part", "mind", "head", "end", "point", "fact", "rest"})
 """Nouns too vague to ask about (`on my mind`, `the end`)."""
 _CLITIC = re.compile(r"(n't|'re|'ve|'ll|'d|'m)$")
@@ -298,8 +310,9 @@ def _is_content_word(word: str, position_in_run: int) -> bool:
         return False
     if _CLITIC.search(lower) or (lower.endswith("ly") and len(lower) > 4):
         return False
-    # After the first word, a past-tense form usually starts the verb phrase (`my sister showed up`).
-    return not (position_in_run > 0 and lower.endswith("ed"))
+    # After the first word, a past-tense form or a gerund usually starts the verb phrase (`my sister
+    # showed up`, `online without asking`): the phrase ends before it.
+    return not (position_in_run > 0 and (lower.endswith("ed") or (lower.endswith("ing") and len(lower) > 5)))
 
 
 def _content_run(spans: list[str], start: int) -> int:
@@ -318,6 +331,12 @@ def _content_run(spans: list[str], start: int) -> int:
     if count and all(w.lower() in _GENERIC_NOUNS for w in spans[start : start + count]):
         return 0
     return count
+
+
+def phrase_kind(phrase: str) -> str:
+    """`person` when the phrase names someone (`my sister`, `a lawyer`), else `thing`."""
+    words = [w.lower().strip(".,!?") for w in phrase.split()]
+    return "person" if words and words[-1] in PERSON_NOUNS else "thing"
 
 
 def second_person(phrase: str) -> str:
