@@ -208,3 +208,27 @@ def test_with_the_real_corpus_it_retrieves_most_replies_and_they_fit(corpus_path
     assert share["from_corpus"] >= 0.7, share
     assert share["fit"] >= 0.85, share
     assert sum(bool(d.outcome.agreed) for d, _ in games) >= 14
+
+
+def test_issue_14_modular_deals_follow_the_needs_it_stated():
+    """It once said it needed food most, then submitted a split giving itself none of the food."""
+    from duologue.tasks.casino.modular import CasinoModularAgent
+
+    task = make("casino-v0")
+    checked = 0
+    for seed in range(20):
+        parties = task.party_ids
+        agent = CasinoModularAgent("/no/such/corpus")
+        dialogue = play_episode(task, {parties[0]: agent, parties[1]: make_agent("rule", task)}, seed=seed)
+        priorities = dialogue.scenario.private[parties[0]]["priorities"]
+        top = next(i for i, level in priorities.items() if level == "High")
+        low = next(i for i, level in priorities.items() if level == "Low")
+        submitted = [e.mine for e in dialogue.events if e.party == parties[0] and isinstance(e, SubmitDeal)]
+        assert all(any(split == made for made, _ in agent.splits_made) for split in submitted)
+        for split, needs in agent.splits_made:
+            checked += bool(needs)
+            for issue in needs:
+                assert split[issue] >= 1, (seed, issue, split, needs)
+            if needs:
+                assert split[top] >= split[low], (seed, split, priorities)
+    assert checked >= 5

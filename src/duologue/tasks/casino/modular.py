@@ -433,6 +433,10 @@ class CasinoModularAgent(ModularAgent):
         self.greeted_already = False
         self.proposed: list[dict[str, int]] = []
         """The split behind each proposal the agent put in words, in order (its `propose` replies)."""
+        self.needs_said: set[str] = set()
+        """Issues the agent said it needs: every split it proposes or submits keeps some of each."""
+        self.splits_made: list[tuple[dict[str, int], frozenset[str]]] = []
+        """Each split it proposed or submitted, with the needs it had stated by then."""
 
     # ------------------------------------------------------------------ parsing
 
@@ -480,6 +484,8 @@ class CasinoModularAgent(ModularAgent):
             return self._submit(planner._next_offer(observation))
         their_offer = planner.their_offer
         acceptable_offer = their_offer is not None and planner._acceptable(their_offer, observation)
+        if acceptable_offer and their_offer is not None and self.keep_word(their_offer) != their_offer and turns_left > 8:
+            acceptable_offer = False  # a split that takes all of what I said I need: counter it, do not agree to it
         allowed = self.allowed_acts(observation, acceptable_offer)
         act = self.choose_act(self.context(observation), allowed)
         return self._perform(act, observation, their_offer if acceptable_offer else None)
@@ -518,7 +524,8 @@ class CasinoModularAgent(ModularAgent):
         if act == "propose":
             planner.their_offer = None
             planner.i_rejected = False
-            split = planner._next_offer(observation)
+            split = self.keep_word(planner._next_offer(observation))
+            self.splits_made.append((dict(split), frozenset(self.needs_said)))
             planner.my_offer, planner.offer_open = dict(split), True
             planner.partner_agreed = False
             planner.proposals += 1
@@ -542,7 +549,27 @@ class CasinoModularAgent(ModularAgent):
 
     def _submit(self, share: dict[str, int]) -> actions.Action:
         self.chat_run = 0
-        return self.planner._submit(dict(share))
+        share = self.keep_word(share)
+        self.splits_made.append((dict(share), frozenset(self.needs_said)))
+        return self.planner._submit(share)
+
+    def keep_word(self, split: dict[str, int]) -> dict[str, int]:
+        """My split, changed as little as possible to follow what I said about my priorities: at least one of
+        each issue I said I need, and never less of my top issue than of my least needed one."""
+        split = dict(split)
+        priorities = self.planner.priorities
+        top = next((i for i, level in priorities.items() if level == "High"), None)
+        low = next((i for i, level in priorities.items() if level == "Low"), None)
+        needed = [i for i in ISSUES if i in self.needs_said] + ([top] if top and self.needs_said else [])
+        for issue in dict.fromkeys(needed):
+            if split[issue] == 0:
+                donor = max((i for i in ISSUES if i != issue and i not in self.needs_said), key=lambda i: (split[i], i == low), default=None)
+                if donor is not None and split[donor] > 0:
+                    split[donor] -= 1
+                    split[issue] += 1
+        if top and low and split[top] < split[low]:
+            split[top], split[low] = split[low], split[top]
+        return split
 
     # ------------------------------------------------------------------ words
 
@@ -570,6 +597,8 @@ class CasinoModularAgent(ModularAgent):
         focus = next((issue for issue, level in priorities.items() if level == focus_level), None)
         if act in ("self-need", "no-need", "other-need"):
             self.stated[act] += 1
+        if act == "self-need" and focus is not None:
+            self.needs_said.add(focus)
         values = {"issue": focus.lower(), "Issue": focus} if focus else {}
 
         def fits(text: str) -> bool:
