@@ -537,6 +537,10 @@ app.command("tournament", context_settings=AGENT_LIST_COMMAND)(tournament_comman
 from duologue.arena.replay_cli import replay_command  # noqa: E402  (replays against people live with the arena)
 
 app.command("replay")(replay_command)
+from duologue.web.study_cli import pilot_command, study_app  # noqa: E402  (crowd studies live with the platform)
+
+app.add_typer(study_app, name="study")
+app.command("pilot")(pilot_command)
 
 
 @app.command()

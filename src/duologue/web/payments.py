@@ -33,7 +33,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 FORMULA_NAMES = ("points", "partner_points", "agreed", "messages", "seconds", "waited")
-_FUNCTIONS = {"min": min, "max": max, "round": round}
+_FUNCTIONS = {"min": min, "max": max, "round": lambda value, digits=0: round(value, int(digits))}
 _OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b if b else 0.0}
 
 
@@ -62,7 +62,10 @@ def evaluate(formula: str, names: dict[str, float]) -> float:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -walk(node.operand)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS and not node.keywords:
-            return float(_FUNCTIONS[node.func.id](*(walk(a) for a in node.args)))
+            try:
+                return float(_FUNCTIONS[node.func.id](*[walk(a) for a in node.args]))
+            except TypeError:
+                raise FormulaError(f"{formula!r}: {node.func.id}() with {len(node.args)} argument(s)") from None
         raise FormulaError(f"{formula!r}: only numbers, {', '.join(FORMULA_NAMES)}, + - * / ( ), min, max and round are allowed")
 
     return walk(tree)

@@ -24,14 +24,20 @@ def _url(study: Study, step: str, participant: str) -> str:
     return f"/protocol/{study.id}/{step}?{urlencode({'participant': participant})}"
 
 
-def gate(request: Request, state: Any, study: Study, participant: str) -> RedirectResponse | None:
-    """Called by the lobby: keep the crowd parameters, refuse an unsigned link where links are
-    signed, and send the person to the first protocol page not yet done (None: on to the lobby)."""
+def check_link(request: Request, study: Study, participant: str) -> None:
+    """Where the study signs its links, refuse one without a valid signature (before the id is
+    bound to this browser, so a guessed id cannot lock out its owner)."""
     pay = study.pay
+    if pay is None or not pay.link_secret or proto.progress_of(platform(request)).get(study.id, participant):
+        return  # unsigned study, or this id came in by a checked link already (its browser holds it)
+    if not link_ok(pay.link_secret, study.id, participant, request.query_params.get("sig")):
+        raise HTTPException(403, "this study link is not valid; please use the link you were given")
+
+
+def gate(request: Request, state: Any, study: Study, participant: str) -> RedirectResponse | None:
+    """Called by the lobby: keep the crowd parameters and send the person to the first protocol page not yet done (None: on to the lobby)."""
     store = proto.progress_of(state)
     data = store.get(study.id, participant)
-    if pay is not None and pay.link_secret and not data and not link_ok(pay.link_secret, study.id, participant, request.query_params.get("sig")):
-        raise HTTPException(403, "this study link is not valid; please use the link you were given")
     crowd = {name: request.query_params[name] for name in proto.CROWD_PARAMS if request.query_params.get(name)}
     if crowd or not data:
         data = store.update(study.id, participant, {"crowd": crowd})
@@ -126,9 +132,9 @@ async def waiting_code(request: Request, study_id: str):
     if after is None or since is None:
         raise HTTPException(404, "this study does not give codes for waiting")
     waited = time.time() - float(since)
+    code = completion_code(state.settings.secret, study.id, participant, prefix=state.settings.completion_code_prefix)
     if "left_waiting" not in data:
         if waited < after:
             raise HTTPException(409, f"please wait {after - waited:.0f} more seconds for a partner")
-        store.update(study.id, participant, {"left_waiting": round(waited, 1)})
-    code = completion_code(state.settings.secret, study.id, participant, prefix=state.settings.completion_code_prefix)
+        store.update(study.id, participant, {"left_waiting": round(waited, 1), "waiting_code": code})
     return page(request, "done.html", {"code": code, "study": study})

@@ -1,0 +1,233 @@
+"""Pilot a study before launch (oTree's browser bots): simulated participants go through the real
+pages in Chromium, consent to completion code, and report what each saw and any error.
+
+The platform runs in a thread on a temporary SQLite database; each simulated participant has its
+own browser context (its own cookies). They fill every protocol page (the right comprehension
+answers, a middle answer elsewhere), wait in the lobby, play the dialogue with the schema-drawn
+controls (the task's own widget is blocked so one player fits every task), answer the questionnaire
+and read their code. With `pairs=True` they arrive two at a time so people are paired with each
+other where the study allows it; otherwise one at a time, so each meets a bot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import secrets
+import socket
+import tempfile
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-sync"]
+LEAVING = ("quit", "walk", "leave")
+ANSWERS = ("accept", "reject")
+REASONS = ("We are a big group and the nights are cold.", "My kids eat a lot on hikes.", "The river near the site is not safe to drink.", "I want to cook over a fire every night.")
+LINES = ("Hello! What matters most to you on this trip?", "I see, that sounds fair to me.", "Let us settle it, shall we?", "Thanks, that works.")
+
+
+@dataclass
+class PilotResult:
+    """What one simulated participant saw."""
+
+    participant: str
+    pages: list[str] = field(default_factory=list)
+    moves: int = 0
+    code: str | None = None
+    error: str | None = None
+    seconds: float = 0.0
+    redirect: str | None = None
+    answers: dict[str, object] = field(default_factory=dict)
+    """What it answered on the survey pages (item id -> value as sent)."""
+
+
+@contextmanager
+def running_platform(studies: list, folder: Path | None = None, **settings) -> Iterator[tuple[str, object]]:
+    """(base URL, app) of a platform running these studies on a temporary SQLite database."""
+    import uvicorn
+
+    from duologue.web.app import create_app
+    from duologue.web.settings import Settings
+
+    with tempfile.TemporaryDirectory(prefix="duologue-pilot-") as temporary:
+        root = Path(folder or temporary)
+        values = dict(database_url=f"sqlite:///{root / 'pilot.db'}", secret=secrets.token_hex(16), admin_token=secrets.token_hex(16), bot_typing_seconds=0.2)
+        values.update(settings)
+        app = create_app(Settings(**values), studies)
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        deadline = time.time() + 20
+        while not server.started:
+            if time.time() > deadline or not thread.is_alive():
+                raise RuntimeError("the pilot platform did not start")
+            time.sleep(0.05)
+        try:
+            yield f"http://127.0.0.1:{port}", app
+        finally:
+            server.should_exit = True
+            thread.join(timeout=10)
+
+
+async def _protocol_page(page, study, result: PilotResult, rng: random.Random) -> None:
+    """Fill one protocol page as a careful participant would (varied answers, kept in `result.answers`)."""
+    step = await page.get_attribute("#protocol", "data-step")
+    if step == "consent":
+        await page.check("#agree")
+    elif step == "comprehension":
+        for i, check in enumerate(study.protocol.comprehension):
+            await page.locator(f"input[name='check_{i}'][value='{check.answer}']").check()
+    else:
+        for box in await page.locator("fieldset.item").all():
+            kind = await box.get_attribute("data-kind")
+            if kind == "text":
+                name = await box.locator("textarea").get_attribute("name")
+                value = f"{rng.choice(REASONS)} ({name}, {result.participant})"
+                await box.locator("textarea").fill(value)
+            elif kind == "number":
+                field_ = box.locator("input[type=number]")
+                name = await field_.get_attribute("name")
+                low, high = int(await field_.get_attribute("min")), int(await field_.get_attribute("max"))
+                value = rng.randint(low, min(high, low + 50))
+                await field_.fill(str(value))
+            else:
+                radios = box.locator("input[type=radio]")
+                choice = radios.nth(rng.randrange(await radios.count()))
+                await choice.check()
+                name, value = await choice.get_attribute("name"), await choice.get_attribute("value")
+            result.answers[str(name)] = value
+    await page.click("#protocol-next")
+    await page.wait_for_load_state()
+
+
+async def _fill_move(page, kind: str, step: int) -> None:
+    form = page.locator(f"#actions form[data-kind='{kind}']")
+    for group in await form.locator("[role=radiogroup]").all():
+        radios = group.locator("input[type=radio]")
+        await radios.nth(step % await radios.count()).check()
+    for box in await form.locator("input[type=number]").all():
+        low = float(await box.get_attribute("min") or 0)
+        high = float(await box.get_attribute("max") or low + 10)
+        value = low + (high - low) / 2
+        await box.fill(str(int(value)) if await box.get_attribute("step") == "1" else f"{max(value, low + 0.5):.2f}")
+    for select in await form.locator("select").all():
+        options = select.locator("option")
+        count = await options.count()
+        await select.select_option(index=(step + count // 2) % count)
+
+
+async def _play(page, result: PilotResult, limit: int = 80) -> None:
+    """Play a seat to the end with the schema-drawn controls: talk first, then move, then leave."""
+    said = 0
+    for _ in range(limit):
+        await page.wait_for_function(
+            "() => !document.getElementById('end').hidden || !document.getElementById('say-input').disabled || document.querySelector('#actions form')",
+            timeout=60_000,
+        )
+        if not await page.locator("#end").is_hidden():
+            return
+        kinds = [await f.get_attribute("data-kind") for f in await page.locator("#actions form.move-form").all()]
+        kinds = [k for k in kinds if k]
+        answer = next((k for k in kinds if k.startswith(ANSWERS[0])), None)
+        moves = [k for k in kinds if not k.startswith(LEAVING + ANSWERS)]
+        leave = next((k for k in kinds if k.startswith(LEAVING)), None)
+        talk = not await page.locator("#say-input").is_disabled()
+        if answer:
+            await page.click(f"#move-{answer}")
+            result.moves += 1
+        elif leave and result.moves >= 4:
+            await page.click(f"#move-{leave}")
+            result.moves += 1
+        elif talk and said < 2:
+            await page.fill("#say-input", LINES[said % len(LINES)])
+            await page.click("#say-button")
+            said += 1
+        elif moves:
+            kind = moves[result.moves % len(moves)]
+            await _fill_move(page, kind, result.moves)
+            await page.click(f"#move-{kind}")
+            result.moves += 1
+        elif talk:
+            await page.fill("#say-input", LINES[said % len(LINES)])
+            await page.click("#say-button")
+            said += 1
+        await page.wait_for_timeout(500)
+    raise RuntimeError(f"the dialogue did not end within {limit} turns")
+
+
+def _where(url: str) -> str:
+    path = url.split("://", 1)[-1].split("/", 1)[-1].split("?", 1)[0]
+    parts = path.split("/")
+    return parts[0] if parts[0] in ("chat", "questionnaire") else "/".join(parts[:3]) or "/"
+
+
+async def participant_run(browser, base: str, study, participant: str, timeout: float = 240.0) -> PilotResult:
+    """One simulated participant, consent to code."""
+    result = PilotResult(participant)
+    rng = random.Random(participant)
+    started = time.time()
+    context = await browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(30_000)
+    page = await context.new_page()
+    await page.route(re.compile(r".*/tasks/[^/]+/static/.*"), lambda route: asyncio.ensure_future(route.abort()))
+    page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
+    page.on("framenavigated", lambda frame: result.pages.append(_where(frame.url)) if frame == page.main_frame and (not result.pages or result.pages[-1] != _where(frame.url)) else None)
+    try:
+        async with asyncio.timeout(timeout):
+            await page.goto(f"{base}/study/{study.id}?participant={participant}&PROLIFIC_PID={participant}&STUDY_ID=pilot&SESSION_ID=s-{participant}")
+            while "/protocol/" in page.url:
+                await _protocol_page(page, study, result, rng)
+            await page.wait_for_url(re.compile(r".*/chat/.*"), timeout=120_000)
+            await _play(page, result)
+            await page.click("#to-questionnaire")
+            await page.wait_for_url(re.compile(r".*/questionnaire/.*"))
+            if await page.locator("#completion-code").count() == 0:
+                for box in await page.locator("fieldset.item").all():
+                    radios = box.locator("input[type=radio]")
+                    await radios.nth((await radios.count()) // 2).check()
+                await page.click("#submit-questionnaire")
+            result.code = (await page.locator("#completion-code").inner_text()).strip()
+            link = page.locator("#completion-link")
+            result.redirect = await link.get_attribute("href") if await link.count() else None
+    except Exception as error:  # noqa: BLE001 - a pilot reports every failure as a row, not a traceback
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        result.error = f"{type(error).__name__} on {_where(page.url)}: {first}"
+    finally:
+        result.seconds = round(time.time() - started, 1)
+        await context.close()
+    return result
+
+
+async def pilot_async(base: str, study, n: int, *, pairs: bool = False, prefix: str = "pilot", chromium: str = CHROMIUM) -> list[PilotResult]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        try:
+            results: list[PilotResult] = []
+            size = 2 if pairs else 1
+            for first in range(0, n, size):
+                names = [f"{prefix}-{i + 1}" for i in range(first, min(n, first + size))]
+                results.extend(await asyncio.gather(*(participant_run(browser, base, study, name) for name in names)))
+            return results
+        finally:
+            await browser.close()
+
+
+def pilot(study, n: int, *, pairs: bool = False, chromium: str = CHROMIUM, folder: Path | None = None, **settings) -> tuple[list[PilotResult], list]:
+    """Run the pilot on a temporary platform (its database in `folder` when given, to look at
+    afterwards); (results, the finished dialogues)."""
+    with running_platform([study], folder, **settings) as (base, app):
+        results = asyncio.run(pilot_async(base, study, n, pairs=pairs, chromium=chromium))
+        storage = app.state.platform.storage
+        dialogues = list(storage.iter_dialogues(study_id=study.id))
+    return results, dialogues

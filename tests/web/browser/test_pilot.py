@@ -1,0 +1,92 @@
+"""`duologue pilot`: simulated participants go through every built-in study's real pages in chromium,
+consent to code; a piloted CaSiNo collection exports records that pass the corpus's own check, with
+demographics, personality, reasons and outcomes filled from the answers the pilot gave."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from duologue.cli import app as cli
+from duologue.core.schema import Message
+from duologue.web.export import export_folder
+from duologue.web.pilot import pilot
+from duologue.web.study_cli import builtin_studies
+
+from web.browser.conftest import CHROMIUM
+
+STUDIES = {s.id: s for s in builtin_studies()}
+
+
+@pytest.mark.parametrize("study_id", sorted(STUDIES))
+def test_a_pilot_of_every_built_in_study_reaches_a_code(study_id):
+    study = STUDIES[study_id].model_copy(update={"bot_wait_seconds": 0.5})
+    if study.task.startswith("openchat"):
+        study = study.model_copy(update={"task_options": {"utterances": 4}})
+    results, dialogues = pilot(study, 1, chromium=str(CHROMIUM))
+    (result,) = results
+    assert result.error is None, result
+    assert result.code and len(result.code) == 14
+    assert "chat" in result.pages and result.pages[-1] == "questionnaire"
+    assert len(dialogues) == 1 and dialogues[0].outcome is not None
+    if study.protocol is not None:
+        assert result.pages[0].startswith("protocol/") and len([p for p in result.pages if p.startswith("protocol/")]) == len(study.protocol.steps())
+
+
+def test_two_pilot_participants_are_paired_with_each_other():
+    study = STUDIES["casino"].model_copy(update={"bot_wait_seconds": 60.0})
+    results, dialogues = pilot(study, 2, pairs=True, chromium=str(CHROMIUM))
+    assert [r.error for r in results] == [None, None], results
+    assert len(dialogues) == 1 and sorted(p.participant_id for p in dialogues[0].parties) == ["pilot-1", "pilot-2"]
+
+
+def test_a_piloted_casino_collection_exports_valid_records_filled_by_the_person(tmp_path):
+    study = STUDIES["casino-collection"].model_copy(update={"bot_wait_seconds": 0.5})
+    results, dialogues = pilot(study, 2, chromium=str(CHROMIUM), folder=tmp_path)
+    assert [r.error for r in results] == [None, None], results
+    report = export_folder(dialogues, tmp_path / "export")
+    native = tmp_path / "export" / report.native["casino"].files[0]
+    checked = subprocess.run([sys.executable, "-m", "duologue.cli", "data", "validate", "casino", str(native), "--strict"], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    records = json.loads(native.read_text(encoding="utf-8"))
+    assert len(records) == 2
+    answers = {r.participant: r.answers for r in results}
+    for record, dialogue in zip(records, dialogues):
+        person = next(p for p in dialogue.parties if p.kind == "human")
+        given = answers[person.participant_id]
+        info = record["participant_info"][person.id]
+        assert info["demographics"] == {"age": int(given["age"]), "gender": given["gender"], "ethnicity": given["ethnicity"], "education": given["education"]}
+        svo = [given[f"svo_{i}"] for i in range(1, 10)]
+        best = max(set(svo), key=svo.count)
+        assert info["personality"]["svo"] == (best if svo.count(best) >= 6 else "unclassified")
+        tipi = {i: int(given[f"tipi_{i}"]) for i in range(1, 11)}
+        assert info["personality"]["big-five"]["extraversion"] == (tipi[1] + 8 - tipi[6]) / 2
+        assert info["personality"]["big-five"]["openness-to-experiences"] == (tipi[5] + 8 - tipi[10]) / 2
+        by_issue = {"Food": given["reason_food"], "Water": given["reason_water"], "Firewood": given["reason_firewood"]}
+        assert info["value2reason"] == {level: by_issue[issue] for level, issue in info["value2issue"].items()}
+        assert info["outcomes"]["satisfaction"] is not None and info["outcomes"]["opponent_likeness"] is not None
+        assert info["outcomes"]["points_scored"] == dialogue.outcome.scores[person.id]
+        assert sum(isinstance(e, Message) and e.party == person.id for e in dialogue.events) >= 2
+
+    db = f"sqlite:///{tmp_path / 'pilot.db'}"
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["study", "codes", "casino-collection", "--db", db])
+    assert listed.exit_code == 0, listed.output
+    for result in results:
+        assert result.code in listed.output
+        found = runner.invoke(cli, ["study", "codes", "casino-collection", "--db", db, "--check", result.code])
+        assert found.exit_code == 0 and result.participant in found.output
+    assert runner.invoke(cli, ["study", "codes", "casino-collection", "--db", db, "--check", "AAAA-BBBB-CCCC"]).exit_code == 1
+    out = tmp_path / "bonus.csv"
+    paid = runner.invoke(cli, ["study", "payments", "casino-collection", "--db", db, "--out", str(out)])
+    assert paid.exit_code == 0, paid.output
+    rows = dict(line.split(",") for line in out.read_text().splitlines())
+    for dialogue in dialogues:
+        person = next(p for p in dialogue.parties if p.kind == "human")
+        expected = min(1.0, 0.05 * dialogue.outcome.scores[person.id])
+        assert float(rows.get(person.participant_id, 0)) == pytest.approx(round(expected, 2))
+    assert results[0].redirect == f"https://app.prolific.com/submissions/complete?cc={results[0].code}"

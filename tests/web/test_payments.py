@@ -1,0 +1,87 @@
+"""Pay: bonus formulas (no Python eval), min_messages, the bulk-bonus CSV, signed links, and the
+waiting room a person may leave with a code for their time (listed and paid by the CLI)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from duologue.cli import app as cli
+from duologue.web.payments import FormulaError, Pay, Payment, bulk_bonus_csv, evaluate, link_ok, link_signature, signed_link
+from duologue.web.study import Partner, Study
+
+
+def test_formulas_compute_with_known_names_only():
+    assert evaluate("min(1.0, 0.05 * points)", {"points": 30}) == 1.0
+    assert evaluate("0.05 * points + 0.1 * agreed", {"points": 10, "agreed": 1}) == pytest.approx(0.6)
+    assert evaluate("round(waited / 60, 1)", {"waited": 95}) == 1.6
+    for bad in ("__import__('os')", "points ** 2", "open('x')", "secret", "points if agreed else 0", "1 +"):
+        with pytest.raises(FormulaError):
+            evaluate(bad, {"points": 1})
+    with pytest.raises(ValueError, match="unknown name"):
+        Pay(bonus="0.1 * score")
+
+
+def test_bonus_respects_min_messages_and_the_cap():
+    pay = Pay(bonus="0.1 * points", max_bonus=1.5, min_messages=2)
+    assert pay.bonus_for({"points": 12, "messages": 1}) == 0.0
+    assert pay.bonus_for({"points": 12, "messages": 2}) == pytest.approx(1.2)
+    assert pay.bonus_for({"points": 30, "messages": 5}) == 1.5
+    assert Pay(waiting_pay_per_minute=0.12).waiting_bonus(150) == 0.3
+    assert Pay(completion_url="https://example.org/done?cc={code}").redirect("ABCD") == "https://example.org/done?cc=ABCD"
+
+
+def test_bulk_bonus_csv_is_id_comma_amount_without_header():
+    text = bulk_bonus_csv([Payment("5f1a", 1.2, "d1"), Payment("60b2", 0.05, "waited")])
+    assert text == "5f1a,1.20\n60b2,0.05\n"
+
+
+def test_signed_links_check_study_and_participant():
+    link = signed_link("https://x.org/", "k3y", "s1", "p-7")
+    signature = link.rsplit("sig=", 1)[1]
+    assert link.startswith("https://x.org/study/s1?participant=p-7&sig=")
+    assert link_ok("k3y", "s1", "p-7", signature)
+    assert not link_ok("k3y", "s1", "p-8", signature) and not link_ok("other", "s1", "p-7", signature) and not link_ok("k3y", "s1", "p-7", None)
+    assert link_signature("k3y", "s2", "p-7") != signature
+
+
+def test_a_signed_study_refuses_unsigned_links(make_client):
+    study = Study(id="signed", task="casino-v0", partners=[Partner(kind="human")], pay=Pay(link_secret="k3y"))
+    client = make_client([study])
+    assert client.get("/study/signed?participant=p-1").status_code == 403
+    assert client.get("/study/signed?participant=p-1&sig=0000").status_code == 403
+    good = signed_link("", "k3y", "signed", "p-1")
+    assert client.get(good).status_code == 200
+
+
+def test_leaving_the_waiting_room_gives_a_code_listed_and_paid(make_client, tmp_path):
+    study = Study(id="wait", task="casino-v0", partners=[Partner(kind="human")], pay=Pay(waiting_leave_after=0.3, waiting_pay_per_minute=6.0))
+    client = make_client([study])
+    lobby = client.get("/study/wait?participant=w-1")
+    assert 'id="leave-waiting"' in lobby.text
+    assert client.get("/waiting-code/wait?participant=w-1").status_code == 409  # not yet
+    time.sleep(0.4)
+    done = client.get("/waiting-code/wait?participant=w-1")
+    assert done.status_code == 200
+    code = done.text.split('id="completion-code">', 1)[1].split("<", 1)[0]
+    study_file = tmp_path / "wait.yaml"
+    study_file.write_text("id: wait\ntask: casino-v0\npartners: [{kind: human}]\npay: {waiting_leave_after: 0.3, waiting_pay_per_minute: 6.0}\n")
+    db = f"sqlite:///{tmp_path / 'test.db'}"
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["study", "codes", "wait", "--study", str(study_file), "--db", db, "--check", code])
+    assert listed.exit_code == 0 and "w-1" in listed.output and "waited" in listed.output, listed.output
+    out = tmp_path / "bonus.csv"
+    paid = runner.invoke(cli, ["study", "payments", "wait", "--study", str(study_file), "--db", db, "-o", str(out)])
+    assert paid.exit_code == 0, paid.output
+    participant, amount = out.read_text().strip().split(",")
+    assert participant == "w-1" and 0.04 <= float(amount) <= 0.2  # 6.00 a minute for about half a second
+
+
+def test_cli_refuses_an_unknown_study_and_a_study_without_pay(tmp_path):
+    runner = CliRunner()
+    unknown = runner.invoke(cli, ["study", "codes", "no-such-study", "--db", f"sqlite:///{tmp_path / 'x.db'}"])
+    assert unknown.exit_code == 2 and "no study 'no-such-study'" in unknown.output
+    nopay = runner.invoke(cli, ["study", "payments", "casino", "--db", f"sqlite:///{tmp_path / 'x.db'}", "-o", str(tmp_path / "b.csv")])
+    assert nopay.exit_code == 2 and "no `pay` settings" in nopay.output
