@@ -62,7 +62,7 @@ def test_reading_then_writing_gives_back_every_record_in_key_order(corpus: str, 
     raws = list(iter_raw(fixtures / relative, []))
     dialogues = read_corpus(fmt, fixtures / relative).dialogues
     assert len(raws) == len(dialogues)
-    for raw, dialogue in zip(raws, dialogues):
+    for raw, dialogue in zip(raws, dialogues, strict=True):
         assert ordered(fmt.from_dialogue(dialogue)) == ordered(raw.record), f"{raw.file}#{raw.index}"
 
 

@@ -184,8 +184,7 @@ def _iter_file(file: Path, problems: list[Problem]) -> Iterator[RawRecord]:
         with open(file, "rb") as handle:  # plain `open`: pathlib's read_bytes costs more, once per file
             data = loads(handle.read())
     except orjson.JSONDecodeError as error:
-        line = _json_line(error)
-        problems.append(Problem(f"malformed JSON: {_json_reason(error)}", file=name, line=line))
+        problems.append(Problem(f"malformed JSON: {_json_reason(error)}", file=name, line=_json_line(error)))
         return
     except OSError as error:
         problems.append(Problem(f"cannot read file: {error.strerror or error}", file=name))
@@ -332,8 +331,8 @@ def _read_corpus(fmt: CorpusFormat, path: Path, *, skip_invalid: bool, progress:
                 seen_ids[key] = f"{file_name}#{raw.index}"
         anomalies: list[Problem] = []
         if problems:
-            where = {"file": file_name, "record": rid if rid is not None else f"#{raw.index}", "line": raw.line or _array_line(raw, array_lines)}
-            located = [p.located(**where) for p in problems]
+            label, line = rid if rid is not None else f"#{raw.index}", raw.line or _array_line(raw, array_lines)
+            located = [p.located(file=file_name, record=label, line=line) for p in problems]
             anomalies = [p for p in located if p.is_warning]
             result.warnings.extend(anomalies)
             if len(anomalies) != len(located):  # an error: the record is refused (its warnings are still reported)
@@ -347,8 +346,8 @@ def _read_corpus(fmt: CorpusFormat, path: Path, *, skip_invalid: bool, progress:
             dialogue = fmt.to_dialogue(raw.record, file=file_name, index=raw.index, split=split)
         except (RecordError, ValidationError, ValueError, KeyError, TypeError) as error:
             result.invalid += 1
-            where = {"file": file_name, "record": rid if rid is not None else f"#{raw.index}", "line": raw.line}
-            result.problems.extend(p.located(**where) for p in _problems_of(error))
+            label = rid if rid is not None else f"#{raw.index}"
+            result.problems.extend(p.located(file=file_name, record=label, line=raw.line) for p in _problems_of(error))
             continue
         if anomalies:
             dialogue.anomalies = anomalies_of(anomalies)
