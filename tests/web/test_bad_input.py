@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from starlette.websockets import WebSocketDisconnect
 
 from duologue.web.study import Partner, Study, default_studies
 from web.webtest_helpers import ADMIN, join_lobby, pair_two, state_where, until
@@ -198,3 +199,41 @@ def test_admin_study_text_with_mistakes_is_refused(client):
     assert "x" not in client.app.state.platform.studies
     ok = client.post("/admin/studies", data={"text": "id: x\ntask: casino-v0\npartners: [{kind: bot}]"}, headers={"X-Admin-Token": ADMIN}, follow_redirects=False)
     assert ok.status_code == 303 and "x" in client.app.state.platform.studies
+
+
+def test_hostile_websocket_frames_close_cleanly_or_are_refused(people):
+    """Binary frames, nesting 100,000 deep (and deep enough to exhaust the parser within the size
+    limit) and lone surrogates: each gets a reason, nothing is stored, the server never fails."""
+    client, a, _ = people
+    with client.websocket_connect(f"/ws/chat/{a}") as ws:
+        until(ws, state_where(lambda s: True))
+        ws.send_text("[" * 5_000 + "]" * 5_000)  # under the size limit, deeper than the parser goes
+        assert ws.receive_json() == {"type": "error", "status": 400, "reason": "frames are JSON objects"}
+        ws.send_text('{"type": "move", "action": {"kind": "say", "text": "\\ud800"}}')
+        error = ws.receive_json()
+        assert error["status"] == 422 and "lone surrogate" in error["reason"]
+        ws.send_text('{"type": "move", "action": {"kind": "say", "text": "hi"}, "move_id": "\\udfff"}')
+        error = ws.receive_json()
+        assert error["status"] == 422 and "move_id" not in error  # not echoed: it cannot be written back
+        ws.send_bytes(b"\x00\x01binary")
+        assert ws.receive_json() == {"type": "error", "status": 400, "reason": "frames are JSON text, not binary"}
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 1003
+    with client.websocket_connect(f"/ws/chat/{a}") as ws:
+        until(ws, state_where(lambda s: True))
+        ws.send_text("[" * 100_000 + "]" * 100_000)  # over the frame size limit: closed before it is read
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 1009
+    assert stored_events(client, a) == []
+
+
+def test_hostile_http_bodies_are_refused_not_failed(people):
+    client, a, _ = people
+    deep = client.post(f"/api/chat/{a}/moves", content="[" * 100_000 + "]" * 100_000, headers={"content-type": "application/json"})
+    assert deep.status_code == 400
+    lone = client.post(f"/api/chat/{a}/moves", content='{"kind": "say", "text": "a\\ud800b"}', headers={"content-type": "application/json"})
+    assert lone.status_code == 422 and "lone surrogate" in lone.json()["detail"]
+    assert stored_events(client, a) == []
+    assert move(client, a, {"kind": "say", "text": "still fine"}).status_code == 200

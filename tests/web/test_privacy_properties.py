@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from duologue.core import moves
 from duologue.web.study import Partner, Study, default_studies
 from web.webtest_helpers import pair_two, state_where, until
 
@@ -48,19 +49,13 @@ def client(make_client):
 
 
 def random_move(state: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A legal move for this view, drawn at random (talk more often, so games last a while)."""
-    legal = state["legal"]
-    kind = "say" if "say" in legal and rng.random() < 0.5 else rng.choice(legal)
+    """A legal move for this view, drawn from its action schema (talk more often, so games last a while)."""
+    schema = state["schema"]
+    kinds = moves.kinds(schema)
+    kind = "say" if "say" in kinds and rng.random() < 0.5 else rng.choice(kinds)
     if kind == "say":
         return {"kind": "say", "text": rng.choice(["hi", "What do you need most?", "ok 🙂", "I could go to 200", "no way", "<b>x</b>", "deal?"])}
-    if kind == "submit-deal":
-        mine = {issue: rng.randint(0, 3) for issue in ("Food", "Water", "Firewood")}
-        return {"kind": kind, "mine": mine, "theirs": {issue: 3 - n for issue, n in mine.items()}}
-    if kind == "offer":
-        return {"kind": kind, "price": float(rng.randint(1, 3000))}
-    if kind == "select":
-        return {"kind": kind, "item": rng.choice(state["items"])}
-    return {"kind": kind}
+    return moves.sample(moves.option(schema, kind), rng)
 
 
 def strings_and_numbers(value: Any, skip: set[str] = frozenset()) -> tuple[set[str], set[float]]:

@@ -77,7 +77,12 @@ SECURITY_HEADERS = [
     (b"referrer-policy", b"no-referrer"),  # seat tokens live in /chat/{token}: never send them on in a Referer
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),  # no page of a study may be framed by another site
+    # scripts, styles and sockets only from the platform itself: no inline script, no other site
+    (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
 ]
+PRIVATE_PATHS = ("/chat/", "/questionnaire/", "/api/chat/", "/api/questionnaire/", "/rate", "/study/")
+"""Pages that show one person's seat, answers or completion code: never kept by a browser or proxy cache."""
+NO_STORE = [(b"cache-control", b"no-store")]
 
 
 class SecurityHeaders:
@@ -91,9 +96,12 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        private = scope.get("path", "").startswith(PRIVATE_PATHS)
+
         async def with_headers(message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+                headers = [h for h in message.get("headers", []) if not (private and h[0].lower() == b"cache-control")]
+                message["headers"] = headers + SECURITY_HEADERS + (NO_STORE if private else [])
             await send(message)
 
         await self.app(scope, receive, with_headers)
@@ -174,9 +182,9 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
-    from duologue.web.routers import admin, chat, lobby, questionnaires, ratings, tasks
+    from duologue.web.routers import admin, chat, lobby, protocol, questionnaires, ratings, tasks
 
-    for module in (lobby, chat, questionnaires, ratings, admin, tasks):
+    for module in (lobby, protocol, chat, questionnaires, ratings, admin, tasks):
         app.include_router(module.router)
 
     @app.exception_handler(HTTPException)

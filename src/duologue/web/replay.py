@@ -29,12 +29,10 @@ class ReplayClock:
         return self.fixed if self.fixed is not None else time.time()
 
 
-ACTION_KIND_OF_EVENT = {event_class: kind for kind, event_class in actions.EVENT_OF.items()}
-
-
 def action_of(event: Event) -> actions.Action:
-    """The move that produced a stored event (the inverse of `Action.to_event`)."""
-    kind = ACTION_KIND_OF_EVENT[type(event)]
+    """The move that produced a stored event (the inverse of `Action.to_event`), for the built-in
+    kinds and every kind a task registered (`actions.register_move`), whenever it registered."""
+    kind = actions.KIND_OF_EVENT[event.kind]
     return actions.BY_KIND[kind](**event.model_dump(exclude={"kind", "party", "time", "extra"}))
 
 

@@ -119,6 +119,14 @@ class StudyRow(Base):
     """The study as JSON (studies added on the admin page survive a restart)."""
 
 
+class IdentityRow(Base):
+    __tablename__ = "identities"
+    participant_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    session: Mapped[str] = mapped_column(String(64))
+    """A keyed hash of the browser's session cookie (`duologue.web.identity`), never the cookie itself."""
+    created_at: Mapped[float] = mapped_column(Float)
+
+
 @dataclass(frozen=True)
 class Seat:
     """One party's place in a dialogue: who sits there and the secret that proves it."""
@@ -391,6 +399,26 @@ class Storage:
                 session.add(StudyRow(id=study_id, data=json.dumps(data)))
             else:
                 row.data = json.dumps(data)
+
+    # ------------------------------------------------------------------ identities
+
+    def bind_session(self, participant_id: str, session: str) -> str:
+        """Bind a participant id to a browser session at its first arrival; returns the session it
+        is bound to (the given one, or the one that came first)."""
+        try:
+            with self._session.begin() as db:
+                row = db.get(IdentityRow, participant_id)
+                if row is not None:
+                    return row.session
+                db.add(IdentityRow(participant_id=participant_id, session=session, created_at=time.time()))
+            return session
+        except IntegrityError:  # another request bound it at the same moment: that one came first
+            return self.session_of(participant_id) or session
+
+    def session_of(self, participant_id: str) -> str | None:
+        with self._session() as db:
+            row = db.get(IdentityRow, participant_id)
+            return row.session if row is not None else None
 
     def studies(self) -> list[dict[str, Any]]:
         with self._session() as session:

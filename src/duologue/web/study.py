@@ -16,7 +16,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from duologue.core.schema import Scenario
-from duologue.tasks import spec, task_ids
+from duologue.web.payments import Pay
+from duologue.web.protocol import Protocol
+from duologue.tasks import spec, task_class, task_ids
 
 
 class StudyError(ValueError):
@@ -99,6 +101,10 @@ class Study(_Strict):
     """How many third-party raters each finished dialogue needs (3 is common)."""
     max_dialogues_per_participant: int | None = None
     """None = a participant may play again after finishing."""
+    protocol: Protocol | None = None
+    """Pages before the lobby: consent, instructions, comprehension check, surveys (duologue.web.protocol)."""
+    pay: Pay | None = None
+    """Base pay, bonus formula, completion redirect, waiting-room pay, min_messages (duologue.web.payments)."""
 
     @field_validator("task")
     @classmethod
@@ -172,11 +178,13 @@ class ScenarioPool:
 
 
 def default_studies(bot_wait_seconds: float = 5.0) -> list[Study]:
-    """One study per registered task, from its spec: people or the task's rule bot, so every task
-    is playable at once (the person plays `spec.person` opposite a bot, where the task says)."""
+    """One study per registered task, from its spec: people or a bot (the task's rule agent, else
+    the random one), so every task is playable at once (the person plays `spec.person` opposite a
+    bot, where the task says)."""
     studies = []
     for task_id in task_ids():
         task_spec = spec(task_id)
+        bot = "rule" if "rule" in task_class(task_id).agents else "random"
         studies.append(
             Study(
                 id=task_id.rpartition("-v")[0],
@@ -185,6 +193,7 @@ def default_studies(bot_wait_seconds: float = 5.0) -> list[Study]:
                 task=task_id,
                 bot_wait_seconds=bot_wait_seconds,
                 human_party=task_spec.person,
+                partners=[Partner(kind="human"), Partner(kind="bot", agent=bot)],
             )
         )
     return studies
@@ -201,8 +210,11 @@ def load_studies(path: Path) -> list[Study]:
     return parse_studies(data, source=str(path))
 
 
-def parse_studies(data: Any, source: str = "study") -> list[Study]:
+def parse_studies(data: Any, source: str = "study", *, check: bool = True) -> list[Study]:
+    """Studies from parsed YAML, each checked whole (`study_check`) unless `check` is False."""
     from pydantic import ValidationError
+
+    from duologue.web.study_check import study_problems
 
     items = data.get("studies") if isinstance(data, dict) and "studies" in data else [data]
     if not isinstance(items, list) or not items:
@@ -214,6 +226,9 @@ def parse_studies(data: Any, source: str = "study") -> list[Study]:
         except ValidationError as error:
             where = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(study)'}: {e['msg']}" for e in error.errors())
             raise StudyError(f"{source}: study {i + 1}: {where}") from None
+        problems = study_problems(studies[-1]) if check else []
+        if problems:
+            raise StudyError(f"{source}: study {i + 1} ({studies[-1].id}): " + "; ".join(problems))
     ids = [s.id for s in studies]
     if len(set(ids)) != len(ids):
         raise StudyError(f"{source}: study ids must be unique, got {ids}")

@@ -11,7 +11,9 @@ import os
 import socket
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -19,7 +21,7 @@ import uvicorn
 
 from duologue.web.app import create_app
 from duologue.web.settings import Settings
-from duologue.web.study import Partner, Study, default_studies
+from duologue.web.study import Partner, Scenarios, Study, default_studies
 
 CHROMIUM = Path(os.environ.get("DUOLOGUE_CHROMIUM", "/usr/bin/chromium"))
 ADMIN = "browser-admin-token"
@@ -56,15 +58,16 @@ def browser_studies() -> list[Study]:
             study.task_options = {"utterances": 4}
     studies.append(Study(id="casino-people", title="CaSiNo (two people)", task="casino-v0", partners=[Partner(kind="human")]))
     studies.append(Study(id="mutualfriends-people", title="MutualFriends (two people)", task="mutualfriends-v0", partners=[Partner(kind="human")]))
+    # seed 0 draws 4 attributes and 12 friends: the widest MutualFriends page
+    studies.append(Study(id="mutualfriends-wide", title="MutualFriends (4 attributes)", task="mutualfriends-v0", scenarios=Scenarios(pool=1, seed=0), partners=[Partner(kind="bot", agent="rule")], bot_wait_seconds=0.5))
     return studies
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory):
-    """Base URL of a running platform; stopped at the end of the session."""
-    folder = tmp_path_factory.mktemp("server")
+@contextmanager
+def running_server(folder: Path, studies: list[Study]) -> Iterator[str]:
+    """Base URL of a platform running these studies in a thread; stopped on leaving."""
     settings = Settings(database_url=f"sqlite:///{folder / 'browser.db'}", admin_token=ADMIN, secret="browser-secret", bot_typing_seconds=0.3)
-    app = create_app(settings, browser_studies())
+    app = create_app(settings, studies)
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     instance = uvicorn.Server(config)
@@ -75,9 +78,18 @@ def server(tmp_path_factory):
         if time.time() > deadline or not thread.is_alive():
             raise RuntimeError("the test server did not start")
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    instance.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        instance.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """Base URL of a running platform; stopped at the end of the session."""
+    with running_server(tmp_path_factory.mktemp("server"), browser_studies()) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")  # not the session: Playwright's sync API keeps an event loop running until it closes

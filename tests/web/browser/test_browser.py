@@ -114,7 +114,7 @@ def test_craigslist_bargain_against_the_bot(server, page_factory, shots):
 def test_open_chat_against_the_bot(server, page_factory, shots):
     page = page_factory()
     enter_chat(page, server, "openchat-ed", "talker-1")
-    expect(page.locator("#private")).to_contain_text("Feeling")
+    expect(page.locator("#private")).to_contain_text("Emotion")  # the party's own private view, drawn generically
     for text in ["Something scary happened last night.", "The power went out and I was alone."]:
         page.wait_for_function("() => !document.getElementById('say-input').disabled || !document.getElementById('end').hidden")
         if not page.locator("#end").is_hidden():
@@ -167,14 +167,14 @@ def test_two_people_find_their_mutual_friend(server, page_factory, shots):
         expect(page.locator("#friends tbody tr").first).to_be_visible()
 
     def rows(page: Page) -> list[str]:
-        """Each friend row's cells (without the Select button), in screen order."""
-        return page.eval_on_selector_all("#friends tbody tr", "rows => rows.map(r => Array.from(r.cells).slice(0, -1).map(c => c.textContent).join(' | '))")
+        """Each friend row's cells (without the Select button, which comes first), in screen order."""
+        return page.eval_on_selector_all("#friends tbody tr", "rows => rows.map(r => Array.from(r.cells).slice(1).map(c => c.textContent).join(' | '))")
 
     def select(page: Page, friend: str) -> None:
         page.locator("#friends tbody tr").nth(rows(page).index(friend)).locator("button").click()
 
-    ann.locator("#friends th button").first.click()  # sort by the first column
-    expect(ann.locator("#friends th").first).to_have_attribute("aria-sort", "ascending")
+    ann.locator("#friends th button").first.click()  # sort by the first column of friends
+    expect(ann.locator("#friends th").nth(1)).to_have_attribute("aria-sort", "ascending")
     ann.screenshot(path=str(shots / "mutualfriends-chat.png"), full_page=True)
     shared = set(rows(ann)) & set(rows(ben))
     assert len(shared) == 1
@@ -229,3 +229,20 @@ def test_rater_completes_a_job_and_admin_exports_everything(server, page_factory
     # the same export is available to scripts with the header token
     response = httpx.get(f"{server}/admin/export", headers={"X-Admin-Token": ADMIN})
     assert response.status_code == 200 and response.headers["content-type"] == "application/zip"
+
+
+def test_the_same_id_in_a_second_browser_does_not_get_the_seat(server, page_factory, shots):
+    """The participant id belongs to the first browser (its session cookie): a second browser gets a
+    clear page, in the lobby and even with the seat's own link."""
+    first, second = page_factory(), page_factory()
+    enter_chat(first, server, "casino", "twice-1")
+    seat_url = first.url
+    response = second.goto(f"{server}/study/casino?participant=twice-1")
+    assert response.status == 403
+    expect(second.locator("main")).to_contain_text("already in use in another browser")
+    response = second.goto(seat_url)
+    assert response.status == 403
+    expect(second.locator("#chat")).to_have_count(0)
+    second.screenshot(path=str(shots / "identity-refused.png"), full_page=True)
+    first.reload()
+    expect(first.locator("#private table")).to_contain_text("Food")  # the first browser keeps its seat

@@ -15,11 +15,14 @@ import json
 from typing import Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request, WebSocket, WebSocketDisconnect
+from starlette.requests import HTTPConnection
 
 from duologue.core import actions, moves
 from duologue.core.spec import TaskSpec
 from duologue.tasks import UnknownNameError, task_class
+from duologue.web import identity
 from duologue.web.app import page, platform
+from duologue.web.frames import invalid_text
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.limits import RateLimited, limit_moves
 from duologue.web.live import MoveRefused, safe_outcome
@@ -37,15 +40,24 @@ def move_id_of(value: Any) -> str | None:
     """A client's move id: a short string, or none (older clients send none)."""
     if value is None:
         return None
-    if not isinstance(value, str) or not 1 <= len(value) <= MAX_MOVE_ID_CHARS:
+    if not isinstance(value, str) or not 1 <= len(value) <= MAX_MOVE_ID_CHARS or invalid_text(value) is not None:
         raise MoveRefused(f"move_id must be a string of 1-{MAX_MOVE_ID_CHARS} characters", status=422)
     return value
 
 
-def seat_or_404(state, token: str) -> Seat:
+def echoable(move_id: Any) -> bool:
+    """Whether a client's move id can be sent back in an answer (a string a socket can write)."""
+    return isinstance(move_id, str) and len(move_id) <= MAX_MOVE_ID_CHARS and invalid_text(move_id) is None
+
+
+def seat_or_404(state, token: str, connection: HTTPConnection | None = None) -> Seat:
+    """The person's seat of this token; with `connection`, only for the browser its participant
+    id is bound to (`duologue.web.identity`), else 403 with a clear reason."""
     seat = state.storage.seat_by_token(token)
     if seat is None or seat.kind != "human":
         raise HTTPException(404, "no such seat: the link may be wrong or expired")
+    if connection is not None and not identity.may_use(state, seat.participant_id, identity.session_of(connection)):
+        raise HTTPException(403, identity.REFUSED)
     return seat
 
 
@@ -86,6 +98,9 @@ def _spec_or_none(task_id: Any) -> TaskSpec | None:
 
 
 def parse_move(data: Any) -> actions.Action:
+    problem = invalid_text(data)
+    if problem is not None:
+        raise MoveRefused(f"not a valid move: {problem}", status=422)
     try:
         return actions.parse_action(data)
     except ValueError as error:
@@ -95,7 +110,7 @@ def parse_move(data: Any) -> actions.Action:
 @router.get("/chat/{token}")
 async def chat_page(request: Request, token: str):
     state = platform(request)
-    seat = seat_or_404(state, token)
+    seat = seat_or_404(state, token, request)
     info = state.storage.info(seat.dialogue_id)
     study = state.studies.get(info.study_id) if info else None
     return page(request, "chat.html", {"seat": seat, "study": study, "token": token})
@@ -105,7 +120,7 @@ async def chat_page(request: Request, token: str):
 async def view(request: Request, token: str, party: str | None = None) -> dict[str, Any]:
     """This seat's own view. `party` may only name the seat's own party."""
     state = platform(request)
-    seat = seat_or_404(state, token)
+    seat = seat_or_404(state, token, request)
     if party is not None and party != seat.party:
         raise HTTPException(403, "you can only see your own side of the dialogue")
     live = await state.hub.open(seat.dialogue_id)
@@ -116,7 +131,7 @@ async def view(request: Request, token: str, party: str | None = None) -> dict[s
 async def post_move(request: Request, token: str, move: Any = Body(...)) -> dict[str, Any]:
     """Make a move (`{"kind": "say", "text": "hi"}`, `{"kind": "submit-deal", ...}`)."""
     state = platform(request)
-    seat = seat_or_404(state, token)
+    seat = seat_or_404(state, token, request)
     try:
         move_id = move_id_of(request.query_params.get("move_id") or (move.pop("move_id", None) if isinstance(move, dict) else None))
         action = parse_move(move)
@@ -152,6 +167,10 @@ async def chat_socket(websocket: WebSocket, token: str):
         await websocket.send_json({"type": "error", "status": 404, "reason": "no such seat"})
         await websocket.close(code=1008)
         return
+    if not identity.may_use(state, seat.participant_id, identity.session_of(websocket)):
+        await websocket.send_json({"type": "error", "status": 403, "reason": identity.REFUSED})
+        await websocket.close(code=4403, reason="in use in another browser")
+        return
     if live is None:
         await websocket.send_json(stored_view(state, seat))
         await websocket.close()
@@ -159,13 +178,20 @@ async def chat_socket(websocket: WebSocket, token: str):
     await live.connect(seat.party, websocket)
     try:
         while True:
-            raw = await websocket.receive_text()
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(message.get("code", 1000))
+            raw = message.get("text")
+            if raw is None:  # a binary frame: this protocol is JSON text; say so and close cleanly
+                await websocket.send_json({"type": "error", "status": 400, "reason": "frames are JSON text, not binary"})
+                await websocket.close(code=1003)
+                return
             if len(raw) > MAX_FRAME_CHARS:
                 await websocket.send_json({"type": "error", "status": 413, "reason": "that message is far too long"})
                 continue
             try:
                 frame = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested deeper than any move
                 await websocket.send_json({"type": "error", "status": 400, "reason": "frames are JSON objects"})
                 continue
             if not isinstance(frame, dict):
@@ -185,10 +211,10 @@ async def chat_socket(websocket: WebSocket, token: str):
                             await websocket.send_json(live.view(seat.party))
                 except MoveRefused as refused:
                     error = {"type": "error", "status": refused.status, "reason": refused.reason}
-                    await websocket.send_json({**error, "move_id": move_id} if isinstance(move_id, str) else error)
+                    await websocket.send_json({**error, "move_id": move_id} if echoable(move_id) else error)
                 except RateLimited as limited:
                     error = {"type": "error", "status": 429, "reason": str(limited), "retry_after": limited.retry_after}
-                    await websocket.send_json({**error, "move_id": move_id} if isinstance(move_id, str) else error)
+                    await websocket.send_json({**error, "move_id": move_id} if echoable(move_id) else error)
             elif frame.get("type") == "ping":
                 await websocket.send_json({"type": "pong"})
             else:

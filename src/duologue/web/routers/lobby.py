@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import secrets
 
-from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import RedirectResponse
 
+from duologue.web import identity
 from duologue.web.app import PARTICIPANT_ID, PARTICIPANT_PARAMS, page, participant_from, platform
 from duologue.web.matchmaker import LobbyRefused
 
@@ -35,7 +36,17 @@ async def lobby(request: Request, study_id: str):
     participant = participant_from(request)
     if participant is None:
         return RedirectResponse(f"/study/{study.id}?participant=guest-{secrets.token_hex(4)}", status_code=303)
-    return page(request, "lobby.html", {"study": study, "participant": participant})
+    session = identity.session_of(request)
+    fresh = session is None
+    session = session or identity.new_session()
+    if not identity.claim(state, participant, session):
+        raise HTTPException(403, identity.REFUSED)
+    from duologue.web.routers.protocol import gate
+
+    response = gate(request, state, study, participant) or page(request, "lobby.html", {"study": study, "participant": participant})
+    if fresh:
+        identity.set_session(response, session, secure=request.url.scheme == "https")
+    return response
 
 
 @router.websocket("/ws/lobby/{study_id}")
@@ -47,6 +58,16 @@ async def lobby_socket(websocket: WebSocket, study_id: str):
     participant = next((websocket.query_params.get(n) for n in PARTICIPANT_PARAMS if websocket.query_params.get(n)), None)
     if study is None or participant is None or not PARTICIPANT_ID.match(participant):
         await websocket.send_json({"type": "refused", "reason": "unknown study or missing participant id"})
+        await websocket.close(code=1008)
+        return
+    if not identity.claim(state, participant, identity.session_of(websocket)):
+        await websocket.send_json({"type": "refused", "reason": identity.REFUSED})
+        await websocket.close(code=1008)
+        return
+    from duologue.web.protocol import next_step, progress_of
+
+    if next_step(study.protocol, progress_of(state).get(study.id, participant)) is not None:  # consent and surveys come first
+        await websocket.send_json({"type": "refused", "reason": "please start from the study link: a few pages come before the lobby"})
         await websocket.close(code=1008)
         return
     await websocket.send_json({"type": "waiting", "bot_wait_seconds": study.bot_wait_seconds, "humans": study.allows_humans})

@@ -9,6 +9,7 @@ from fastapi.responses import RedirectResponse
 
 from duologue.core.schema import Dialogue
 from duologue.web.app import page, platform
+from duologue.web.frames import invalid_text
 from duologue.web.questionnaires import InvalidAnswers, QuestionnaireForm, completion_code, forms_for, get_questionnaire
 from duologue.web.routers.chat import seat_or_404
 from duologue.web.storage import Seat
@@ -42,7 +43,7 @@ def read_answers(forms: list[QuestionnaireForm], answers: dict[str, Any]):
 
 def _context(request: Request, token: str):
     state = platform(request)
-    seat = seat_or_404(state, token)
+    seat = seat_or_404(state, token, request)
     info = state.storage.info(seat.dialogue_id)
     if info is None:
         raise HTTPException(404, "no such dialogue")
@@ -115,6 +116,9 @@ async def questionnaire_api_submit(request: Request, token: str, answers: Any = 
         raise HTTPException(409, "this questionnaire was already answered")
     if not isinstance(answers, dict):
         raise HTTPException(422, "answers are a JSON object of question key -> answer")
+    problem = invalid_text(answers)
+    if problem is not None:
+        raise HTTPException(422, f"answers: {problem}")
     ratings, problems = read_answers(party_forms(study, dialogue, seat), answers)
     if problems:  # one sentence in `detail`, as every refusal declares (the Refusal schema)
         raise HTTPException(422, "; ".join(problems))

@@ -13,6 +13,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse
 
 from duologue.core.schema import Dialogue
+from duologue.web import identity
 from duologue.web.app import PARTICIPANT_ID, page, platform
 from duologue.web.questionnaires import QuestionnaireForm, forms_for, get_questionnaire, questionnaires_for
 from duologue.web.rating_jobs import RatingJobError, RatingJobs
@@ -47,6 +48,17 @@ async def next_job(request: Request, rater: str | None = None, study: str | None
     if rater is None:
         return RedirectResponse(f"/rate?rater=rater-{secrets.token_hex(4)}" + (f"&study={study}" if study else ""), status_code=303)
     rater = rater_or_422(rater)
+    session = identity.session_of(request)
+    fresh = session is None
+    session = session or identity.new_session()
+    if not identity.claim(state, rater, session):
+        raise HTTPException(403, identity.REFUSED)
+
+    def keep(response):
+        if fresh:
+            identity.set_session(response, session, secure=request.url.scheme == "https")
+        return response
+
     studies = [state.study(study)] if study else list(state.studies.values())
     now = time.time()
     for candidate in studies:
@@ -60,14 +72,16 @@ async def next_job(request: Request, rater: str | None = None, study: str | None
         if dialogue is None or not rater_forms(candidate, dialogue, rater):
             continue
         state.storage.save_assignment(candidate.id, assignment.model_dump())
-        return RedirectResponse(f"/rate/{candidate.id}/{assignment.dialogue_id}?rater={rater}", status_code=303)
-    return page(request, "rate_none.html", {"rater": rater})
+        return keep(RedirectResponse(f"/rate/{candidate.id}/{assignment.dialogue_id}?rater={rater}", status_code=303))
+    return keep(page(request, "rate_none.html", {"rater": rater}))
 
 
 def _job(request: Request, study_id: str, dialogue_id: str, rater: str | None):
     state = platform(request)
     study = state.study(study_id)
     rater = rater_or_422(rater)
+    if not identity.may_use(state, rater, identity.session_of(request)):
+        raise HTTPException(403, identity.REFUSED)
     jobs = pool(state, study)
     current = jobs.current(rater, time.time())
     if current is None or current.dialogue_id != dialogue_id:

@@ -130,7 +130,7 @@
     if (e.kind === "system") return "The dialogue ended (" + String(e.name || "over").replace(/_/g, " ") + ").";
     var fields = Object.keys(e).filter(function (k) { return ["kind", "party", "time", "extra", "own"].indexOf(k) < 0; });
     var detail = fields.map(function (k) { return words(k) + ": " + scalar(e[k]); }).join("; ");
-    return (own ? "You: " : "Your partner: ") + words(e.kind) + (detail ? " (" + detail + ")" : "") + ".";
+    return words(e.kind) + (detail ? ": " + detail : "") + ".";  // who made it is the bubble's label
   }
   function renderTranscript() {
     var list = $("transcript");
@@ -194,13 +194,13 @@
     if (pub) box.appendChild(pub);
   }
   function valueList(values, caption) {
-    var keys = Object.keys(values);
+    var keys = Object.keys(values).filter(function (k) { var v = values[k]; return v !== null && v !== undefined && v !== "" && !(Array.isArray(v) && !v.length); });
     if (!keys.length) return null;
     var list = el("dl", { class: "values", "aria-label": caption });
     keys.forEach(function (k) {
       var v = values[k];
       list.appendChild(el("dt", { text: words(k) }));
-      if (Array.isArray(v) && v.length && typeof v[0] === "object" && v[0] !== null) list.appendChild(el("dd", {}, [rowsTable(v)]));
+      if (Array.isArray(v) && v.length && typeof v[0] === "object" && v[0] !== null) list.appendChild(el("dd", { class: "rows" }, [rowsTable(v)]));
       else list.appendChild(el("dd", { text: scalar(v) }));
     });
     return el("div", {}, [el("p", { class: "meta", text: caption + ":" }), list]);
