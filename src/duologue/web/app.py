@@ -8,6 +8,7 @@ With `--workers N`, uvicorn imports `create_app_from_env` in each worker process
 
 from __future__ import annotations
 
+import asyncio
 import re
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -45,6 +46,8 @@ class Platform:
     studies: dict[str, Study]
     hub: LiveHub
     matchmaker: Matchmaker
+    warming: "asyncio.Future[float] | None" = None
+    """The start's bot warm-up (`duologue.web.warmup`), running in a thread; its result is the seconds it took."""
 
     def study(self, study_id: str) -> Study:
         study = self.studies.get(study_id)
@@ -163,6 +166,10 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
             await hub.join_cluster(settings.redis_url)
         else:
             hub.mark_interrupted()
+        if settings.warm_bots:  # the first bot reply after a start as fast as any other
+            from duologue.web.warmup import warm
+
+            state.warming = asyncio.get_running_loop().run_in_executor(None, warm, list(state.studies.values()))
         yield
         await matchmaker.close()
         await hub.close()

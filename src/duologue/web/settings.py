@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     """A dialogue in which nobody moves for this long ends as `idle` (when the study sets no own value)."""
     bot_typing_seconds: float = 1.0
     """A bot 'types' this long before its move appears, so people can read the previous turn."""
+    warm_bots: bool = True
+    """At start, let each study's local bots play one throwaway turn (in a thread), so the first
+    reply after a start comes as fast as any other (`duologue.web.warmup`)."""
     secret: str = Field(default_factory=lambda: secrets.token_urlsafe(24))
     """Signs completion codes (an HMAC of study and participant). Set it for a real study, so the
     codes stay checkable after a restart."""
