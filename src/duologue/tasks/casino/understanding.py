@@ -296,9 +296,10 @@ _SUBJECT_ME = {"i", "we", "me", "us", "myself", "ourselves"}
 _SUBJECT_YOU = {"you", "u", "yourself", "ya"}
 _AUX = {"can", "could", "would", "will", "ll", "d", "should", "may", "might", "to", "just", "then", "also", "do", "get", "go", "shall", "m", "am", "are", "re",
         "actually", "really", "definitely", "still", "only", "probably", "certainly", "truly", "totally", "absolutely", "kinda", "gladly",
-        "happily", "be", "love", "was", "is", "ideally", "personally", "at", "least"}
+        "happily", "be", "love", "was", "is", "ideally", "personally", "at", "least", "willing", "able", "going", "gonna", "trying", "were",
+        "guys", "folks", "all"}
 _TAKE_VERBS = {"get", "take", "keep", "have", "grab", "receive", "gets", "takes", "keeps", "having", "getting", "taking",
-               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle"}
+               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receive", "receiving", "snag", "grab"}
 _GIVE_VERBS = {"give", "gives", "send", "leave", "let", "offer", "hand", "allow", "spare", "giving", "leaving", "offering", "sending", "gave", "leaves"}
 _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("insist", "on"): 2, ("hoping", "for"): 2, ("hoping", "to", "get"): 3, ("hoping", "to", "take"): 3, ("hoping", "to", "have"): 3,
@@ -433,6 +434,8 @@ def _count_after(tokens: list[str], i: int) -> int | None:
 
 _THE = -1
 """A pending item named with `the` and no count: all of it, if a postfix marker (`is all yours`) gives it."""
+_OPENERS = {"how about", "what about", "maybe", "maybe i", "perhaps", "so", "ok so", "okay so", "then", "ok how", "okay how", "how bout"}
+"""Sentence openings of a proposal that names no recipient: the items are the speaker's own ask."""
 _FIRE_WORDS = {"fire", "fires", "campfire", "campfires", "bonfire"}
 _VAGUE = re.compile(r"\b(one of us|either of us|whoever|one person|the other person)\b")
 
@@ -469,13 +472,16 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             assigned[who][issue] = count
             found = True
 
+    marked = False  # a recipient was named in this sentence
     wish = False  # the recipient came with "need"/"want": "I need the water" states a need, not a count
     either = False  # inside "either the food or the water": no definite count
     vague = _vague_sentence(tokens, 0)
     while i < len(tokens):
         t = tokens[i]
         if t in {".", "!", "?", ";", "\n"}:
-            recipient, pending, sentence_start, either = None, [], i + 1, False
+            if pending and not marked and " ".join(tokens[sentence_start : sentence_start + 2]) in _OPENERS:
+                assign(_ME, pending)  # "maybe 2 firewood, 2 water and a food?": the speaker's own ask
+            recipient, pending, sentence_start, either, marked = None, [], i + 1, False, False
             vague = _vague_sentence(tokens, i + 1)
             i += 1
             continue
@@ -499,10 +505,12 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             continue
         who, used, postfix = _recipient_marker(tokens, i)
         if who is not None:
+            marked = True
             if postfix:
                 # "2 water for me": the marker gives the items just before it, and no later ones
                 assign(who, pending, postfix=True)
                 pending = []
+                recipient = None  # "3 firewood for me, 3 water for you": each list has its own recipient
             else:
                 recipient = who
                 wish = tokens[i + used - 1] in _WISH_VERBS
@@ -515,7 +523,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             if recipient is not None and i - anchor > STALE_AFTER:
                 recipient = None  # "i have a fast metabolism and get shaky if i skip a meal" is no proposal
             count = _count_before(tokens, i, sentence_start)
-            if count == 1 and tokens[i - 1] in {"a", "an"} and (recipient is None or i - anchor > 3):
+            if count == 1 and tokens[i - 1] in {"a", "an"} and (recipient is None or i - anchor > 3) and not (i >= 2 and tokens[i - 2] in {"and", ","} and last_count is not None):
                 count = None
             if count is None:
                 count = _count_after(tokens, i)
@@ -529,7 +537,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 count = None
             if recipient == _KEEP:
                 between = tokens[anchor:i]
-                if not any(w in {"all", "0", "1", "2", "3", "one", "two", "three", "most"} for w in between):
+                if not any(w in {"all", "0", "1", "2", "3", "one", "two", "three", "most", "extra", "more", "additional"} for w in between):
                     assign(_ME, [(issue, PACKAGES_PER_ISSUE)])  # "I can't give you any of the water"
                 last_issue, last_count = issue, None
                 i += 1
@@ -554,7 +562,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                     assign(who2, [(last_issue, NUMBER_WORDS[t])])
                     i += 3
                     continue
-        if t in _REST and recipient in (_ME, _YOU) and (t == "everything" or tokens[i - 1] in {"the", "all"}):
+        if t in _REST and recipient in (_ME, _YOU) and (t == "everything" or tokens[i - 1] in {"the", "all"}) and (t != "others" or tokens[i - 2 : i] == ["all", "the"]) and not (i >= 3 and tokens[i - 2] == "of" and tokens[i - 3] in NUMBER_WORDS):
             rest_for = recipient  # "... and you get the rest / everything else / the others"
             found = True
         if t == "each" and i >= 2 and tokens[i - 1] == "of" and tokens[i - 2] in NUMBER_WORDS and recipient in (_ME, _YOU):

@@ -1,16 +1,18 @@
 """How well `understanding.read` reads real CaSiNo messages, on the project's labelled set.
 
-`understanding_set.jsonl` (beside this module) holds 201 messages of the corpus's train and valid
+`understanding_set.jsonl` (beside this module) holds 363 messages of the corpus's train and valid
 splits, labelled by hand for duologue by reading each message (one labeller; messages whose meaning
 could not be settled were left out rather than guessed). Each line holds a reference
 (`split:dialogue_id:chat index`), a short hash of the message text (so a different copy of the
 corpus is noticed), the half (`dev` for tuning, `test` for reporting; drawn from a hash of the
-reference before any tuning) and the labels the message has:
+reference before any tuning; 88 dev and 113 test items. Later, 162 more messages were labelled the
+same way and added to `dev` only, to have more to tune on, so the test half was never seen) and the
+labels the message has:
 
 * `offer`: the split the speaker proposes or asks for, as the speaker's own share per issue, with
-  issues the message leaves open absent; `null` when it proposes no split (108 messages).
+  issues the message leaves open absent; `null` when it proposes no split (223 messages).
 * `top` / `low`: the issue the message says or implies its speaker needs most / least, `null`
-  when it says nothing clear (72 messages).
+  when it says nothing clear (119 messages).
 * `stance`: a reply to a proposal read as `agree`, `refuse` or `other` (23 messages).
 
 The corpus text is never copied into the project: it is read from the corpus at run time.
