@@ -82,9 +82,9 @@ def main() -> None:
     for split in ("dev", "test"):
         chosen = [m for m in leaving if m.split == split]
         got = [read_message(m.text, listing_price=m.listing_price).leaving for m in chosen]
-        row("leaving", split, [g == m.label["leaving"] for g, m in zip(got, chosen)])
+        row("leaving", split, [g == m.label["leaving"] for g, m in zip(got, chosen, strict=False)])
         positives = sum(m.label["leaving"] for m in chosen)
-        caught = sum(g and m.label["leaving"] for g, m in zip(got, chosen))
+        caught = sum(g and m.label["leaving"] for g, m in zip(got, chosen, strict=False))
         flagged = sum(got)
         table.add_row("", "", "", "", f"leaving: {positives} labelled, {caught} caught, {flagged - caught} false alarms")
     console.print(table)

@@ -4,7 +4,7 @@ Run: `.venv/bin/python benchmarks/bench_modular_fit.py [--data DIR] [--replies 2
 
 The modular agent (`modular`, learning from `craigslist/validation.json`) plays the rule agent in
 self-play over the project's listings, in both seats; its messages are pooled and `--replies` of
-them are sampled with `--seed`. Each is checked by `tasks/craigslist/modular.context_fit`:
+them are sampled with `--seed`. Each is checked by `tasks/craigslist/fitting.context_fit`:
 
 * grounded: every content word is common bargaining talk (used in 2% or more of the corpus's
   dialogues) or was said in this listing or this dialogue (no `convertible` about a Civic sedan);
@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
 import random
 from importlib import resources
@@ -38,20 +37,13 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
+from bench_craigslist_understanding import wilson  # the same Wilson interval (benchmarks/ is on the path when run)
 from duologue.core.episode import play_episode
 from duologue.core.schema import Message
 from duologue.tasks import make
 from duologue.tasks.craigslist.agents import CraigslistRuleAgent
-from duologue.tasks.craigslist.modular import CraigslistModularAgent, context_fit
-
-
-def wilson(right: int, total: int, z: float = 1.96) -> tuple[float, float]:
-    if total == 0:
-        return 0.0, 1.0
-    share = right / total
-    centre = (share + z * z / (2 * total)) / (1 + z * z / total)
-    half = z * math.sqrt(share * (1 - share) / total + z * z / (4 * total * total)) / (1 + z * z / total)
-    return max(0.0, centre - half), min(1.0, centre + half)
+from duologue.tasks.craigslist.fitting import context_fit
+from duologue.tasks.craigslist.modular import CraigslistModularAgent
 
 
 def key_of(reply: str, partner_said: str, title: str) -> str:

@@ -137,7 +137,7 @@ def test_no_price_is_said_three_times_running():
         for party in ("0", "1"):
             named = [find_price(e.text, listing_price=listed) for e in episode.events if e.party == party and getattr(e, "kind", "") == "message"]
             named = [p for p in named if p is not None]
-            assert not any(a == b == c for a, b, c in zip(named, named[1:], named[2:])), (seed, party, named)
+            assert not any(a == b == c for a, b, c in zip(named, named[1:], named[2:], strict=False)), (seed, party, named)
 
 
 # ---------------------------------------------------------------- the labelled sets (real corpus)

@@ -8,7 +8,8 @@ from duologue.core.schema import Message
 from duologue.tasks import make
 from duologue.tasks.craigslist.agents import CraigslistRuleAgent
 from duologue.tasks.craigslist.listings import listings
-from duologue.tasks.craigslist.modular import CraigslistModularAgent, context_fit, own_words, unbacked_claims
+from duologue.tasks.craigslist.fitting import context_fit, unbacked_claims
+from duologue.tasks.craigslist.modular import CraigslistModularAgent, own_words
 from duologue.tasks.craigslist.task import scenario_from_listing
 
 CIVIC = next(item for item in listings() if item.id == "car-01")  # 2012 Honda Civic LX sedan
