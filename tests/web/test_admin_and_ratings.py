@@ -119,6 +119,11 @@ def test_an_interrupted_server_marks_live_dialogues_finished_on_the_next_start(t
         assert info.status == "finished" and info.end_reason == "interrupted"
         view = second.get(f"/api/chat/{token}/view").json()
         assert view["done"] and view["events"][-1]["name"] == "interrupted"
+        # no deal and no points: not the task's verdict on a dialogue that simply stopped
+        assert view["outcome"] == {"reason": "interrupted", "agreed": None, "deal": None, "score": None}
+        stored = again.state.platform.storage.dialogue(dialogue_id)
+        assert stored.outcome.reason == "interrupted" and stored.outcome.scores == {} and stored.meta["end_reason"] == "interrupted"
+        assert second.get(f"/api/questionnaire/{token}").status_code == 200  # the way to a completion code stays open
     client.__exit__(None, None, None)
 
 

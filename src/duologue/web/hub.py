@@ -13,7 +13,7 @@ from duologue.tasks import make, spec
 from duologue.web.bots import make_bot
 from duologue.web.cluster import Cluster
 from duologue.web.leases import Leases
-from duologue.web.live import LiveDialogue
+from duologue.web.live import INTERRUPTED, LiveDialogue, interrupted_outcome
 from duologue.web.presence import Occupant
 from duologue.web.replay import ReplayClock, replay
 from duologue.web.settings import Settings
@@ -195,14 +195,12 @@ class LiveHub(Leases):
             dialogue = self.storage.dialogue(info.id)
             if dialogue is None:
                 continue
-            note = SystemNote(party=None, time=time.time(), name="interrupted")
+            note = SystemNote(party=None, time=time.time(), name=INTERRUPTED)
             self.storage.add_event(info.id, len(dialogue.events), note)
             dialogue.events.append(note)
-            try:
-                dialogue.outcome = make(info.task_id).judge(dialogue)
-            except Exception:  # noqa: BLE001  an interrupted dialogue may not be judgeable; it is still closed
-                dialogue.outcome = None
-            self.storage.finish_dialogue(dialogue, "interrupted")
+            dialogue.outcome = interrupted_outcome()  # not the task's verdict on a dialogue that just stopped
+            dialogue.meta = {**dialogue.meta, "end_reason": INTERRUPTED, "finished_at": time.time()}
+            self.storage.finish_dialogue(dialogue, INTERRUPTED)
             count += 1
         return count
 

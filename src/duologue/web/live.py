@@ -27,7 +27,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from duologue.core import actions, moves
-from duologue.core.schema import Dialogue, Event
+from duologue.core.schema import Dialogue, Event, Outcome
 from duologue.core.task import IllegalAction, Task
 from duologue.web.bots import Bots, make_bot
 from duologue.web.cluster import ClusterUnavailable
@@ -54,6 +54,16 @@ class MoveRefused(ValueError):
         super().__init__(reason)
         self.reason = reason
         self.status = status
+
+
+INTERRUPTED = "interrupted"
+"""The end reason of a dialogue the platform cut off (a restart, a shutdown), not the parties."""
+
+
+def interrupted_outcome() -> Outcome:
+    """The outcome of a dialogue the platform cut off: no deal and no scores, whatever the task's
+    judge would say of a dialogue that simply stopped (no agreement, walk-away points)."""
+    return Outcome(reason=INTERRUPTED, agreed=None)
 
 
 def safe_outcome(dialogue: Dialogue, party: str) -> dict[str, Any] | None:
@@ -336,7 +346,7 @@ class LiveDialogue(Presence, Bots, Clocks):
             if self.hub.cluster is None:  # one process: it is going away, so is the dialogue
                 async with self.lock:
                     if not self.task.done:
-                        self.task.end("interrupted")
+                        self.task.end(INTERRUPTED)
                     try:
                         self.commit()
                         self._finish_now()
@@ -358,6 +368,8 @@ class LiveDialogue(Presence, Bots, Clocks):
     def _final_record(self) -> Dialogue:
         dialogue = self.task.to_dialogue()
         dialogue.id = self.id
+        if self.task.end_reason == INTERRUPTED:
+            dialogue.outcome = interrupted_outcome()
         dialogue.meta = {
             **dialogue.meta,
             "study": self.study.id,

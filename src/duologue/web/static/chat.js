@@ -180,6 +180,7 @@
     if (reason === "success") return "Done: you succeeded together!";
     if (reason === "completed") return "The conversation is complete. Thank you!";
     if (reason === "disconnect") return "Your partner left the conversation, so it has ended.";
+    if (reason === "interrupted") return "The platform restarted and this dialogue was cut short; it is not your doing. Please continue to the questionnaire for your completion code.";
     return "The dialogue has ended (" + (reason || "over") + ").";
   }
 
