@@ -150,3 +150,13 @@ def test_a_user_rating_off_its_scale_loads_and_is_written_back_as_it_was(fixture
     assert {(a.path, a.code) for a in dialogue.anomalies} == {("$.subjective_evaluation.preference", "rating-off-scale"), ("$.subjective_evaluation.empathy", "rating-off-scale")}
     assert all(r.scale.contains(r.value) for r in dialogue.ratings)  # no rating is made of an off-scale answer
     assert ordered(fmt.from_dialogue(dialogue)) == ordered(record)
+
+
+@pytest.mark.parametrize("corpus, relative", [("casino", "casino/split"), ("craigslist", "craigslist/validation.json"), ("craigslist", "craigslist/dev.json"), ("duo", "duo")])
+def test_every_real_record_comes_back_in_its_own_key_order(corpus: str, relative: str, corpus_path):
+    fmt = corpus_format(corpus)
+    path = corpus_path(relative)
+    raws = list(iter_raw(path, []))
+    dialogues = read_corpus(fmt, path).dialogues
+    for raw, dialogue in zip(raws, dialogues, strict=True):
+        assert ordered(fmt.from_dialogue(dialogue)) == ordered(raw.record), f"{raw.file}#{raw.index}"
