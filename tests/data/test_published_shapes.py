@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from duologue.cli import app
-from duologue.data.io import iter_raw, read_corpus, write_native
+from duologue.data.io import iter_raw, read_corpus, read_dialogues, write_native
 from duologue.tasks import corpus_format
 
 runner = CliRunner()
@@ -160,3 +160,15 @@ def test_every_real_record_comes_back_in_its_own_key_order(corpus: str, relative
     dialogues = read_corpus(fmt, path).dialogues
     for raw, dialogue in zip(raws, dialogues, strict=True):
         assert ordered(fmt.from_dialogue(dialogue)) == ordered(raw.record), f"{raw.file}#{raw.index}"
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_anomalies_survive_duologues_own_files(suffix: str, fixtures: Path, tmp_path: Path):
+    source = fixtures / "casino/published/split/casino_test.json"
+    out = tmp_path / f"test{suffix}"
+    assert runner.invoke(app, ["data", "convert", "casino", str(source), "-o", str(out)]).exit_code == 0
+    dialogues = {d.id: d for d in read_dialogues(out).dialogues}
+    assert [a.code for a in dialogues["305"].anomalies] == ["empty-label"]
+    back = tmp_path / "back.json"
+    assert runner.invoke(app, ["data", "convert", "duologue", str(out), "--to", "casino", "-o", str(back)]).exit_code == 0
+    assert ordered(json.loads(back.read_text(encoding="utf-8"))) == ordered(json.loads(source.read_text(encoding="utf-8")))

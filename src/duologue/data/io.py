@@ -423,7 +423,8 @@ def write_native(fmt: CorpusFormat, dialogues: Iterable[Dialogue], out: Path | s
 
 # --------------------------------------------------------------------------- duologue's own format
 
-_NESTED = ("scenario", "parties", "events", "outcome", "ratings", "annotations", "source", "meta")
+_NESTED = ("scenario", "parties", "events", "outcome", "ratings", "annotations", "source", "meta", "anomalies")
+"""Nested parts, stored as JSON text in parquet; a file written before a part existed lacks its column."""
 
 
 def dump_dialogue(dialogue: Dialogue) -> bytes:
@@ -466,7 +467,8 @@ def _flat_row(dialogue: Dialogue) -> dict[str, Any]:
 def _unflat_row(row: dict[str, Any]) -> dict[str, Any]:
     data = {k: row[k] for k in ("schema_version", "id", "task", "split", "language")}
     for key in _NESTED:
-        data[key] = loads(row[key].encode() if isinstance(row[key], str) else row[key])
+        if key in row:
+            data[key] = loads(row[key].encode() if isinstance(row[key], str) else row[key])
     return data
 
 
