@@ -113,11 +113,11 @@ def _check_privacy_while_playing(task: Task, seed: int) -> list[str]:
             leak = _leaks(task, task.observe(party))
             if leak:
                 return [f"observe({party!r}) shows the other party's private value {leak!r}"]
-        if task.done:
+        mover = task.to_move
+        if task.done or mover is None:
             break
-        party = task.to_move
         try:
-            task.step(task.sample_action(party, rng), party)
+            task.step(task.sample_action(mover, rng), mover)
         except IllegalAction as error:
             return [f"sample_action gave an illegal move: {error}"]
     if not task.done:

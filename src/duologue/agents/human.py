@@ -138,11 +138,11 @@ def parse_move(kind: str, args: list[str], move: moves.Schema) -> dict[str, Any]
         if not sep:
             if not positional:
                 raise CommandError(f"/{kind} takes name=value pairs: {usage(move)}")
-            field_name = positional.pop(0)
-            data[field_name] = _scalar(arg, free[field_name], f"/{kind} {field_name}")
+            first = positional.pop(0)
+            data[first] = _scalar(arg, free[first], f"/{kind} {first}")
             continue
         outer, dot, inner = name.partition(".")
-        field_name = _key(outer, list(_fields(move))) if dot else None
+        field_name: str | None = _key(outer, list(_fields(move))) if dot else None
         if field_name is not None:
             key = _key(inner, list(_fields(move)[field_name].get("properties", {})))
             if key is None:

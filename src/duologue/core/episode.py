@@ -42,8 +42,9 @@ def play_episode(
     for party, agent in agents.items():
         agent.reset(task, party, agent_rng(task.seed, party))
     while not task.done:
-        party = task.to_move
-        assert party is not None  # alternate turn-taking always names a mover until done
+        mover = task.to_move
+        assert mover is not None  # alternate turn-taking always names a mover until done
+        party = mover
         for _ in range(max_attempts):
             action = agents[party].act(task.observe(party))
             try:

@@ -100,17 +100,18 @@ def register(task: "type[Task] | str", *, id: str | None = None, corpus: "tuple[
     `corpus=(name, format)` registers its corpus format too. Returns the task id. Registering the
     same target again is harmless; another target under a taken id is an error.
     """
+    target: Any = task
     if isinstance(task, str):
         if id is None:
             raise ValueError("register('module:Class') needs id=... (the class is imported on first use)")
-        task_id, target = id, task
+        task_id: str = id
     else:
         declared = getattr(getattr(task, "spec", None), "id", None)
-        task_id, target = id or declared, task
-        if task_id is None:
+        if id is None and declared is None:
             raise ValueError(f"register({task.__name__}): the class has no spec; give id=... (and a spec, which check_task requires)")
         if id is not None and declared is not None and id != declared:
             raise ValueError(f"register: id {id!r} differs from the spec's id {declared!r}")
+        task_id = str(id or declared)
     known = TASKS.get(task_id)
     if known is not None and known != target and load_class(known) is not load_class(target):
         raise ValueError(f"task id {task_id!r} is already registered ({known})")

@@ -235,7 +235,7 @@ def decide(probabilities: np.ndarray, thresholds: np.ndarray, labels: Sequence[s
     out: list[list[str]] = []
     above = probabilities >= thresholds
     for row, hits in zip(probabilities, above):
-        chosen = [labels[k] for k in np.flatnonzero(hits)]
+        chosen = [labels[int(k)] for k in np.flatnonzero(hits)]
         if not chosen:
             chosen = [labels[int(np.argmax(row / thresholds))]]
         out.append(chosen)

@@ -282,4 +282,4 @@ class CasinoTask(Task):
         if kind == "submit-deal":
             mine = {issue: rng.randint(0, PACKAGES_PER_ISSUE) for issue in ISSUES}
             return actions.SubmitDeal(mine=mine, theirs={issue: PACKAGES_PER_ISSUE - n for issue, n in mine.items()})
-        return actions.BY_KIND[kind]()
+        return actions.BY_KIND[kind].model_validate({"kind": kind})

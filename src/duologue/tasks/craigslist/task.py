@@ -90,12 +90,13 @@ DEFAULT_LISTING_PRICE = 100_000.0
 
 def listing_price(scenario: Scenario) -> float | None:
     """The listing price: public, else the seller's item price or target."""
-    price = scenario.public.get("listing_price")
+    price: Any = scenario.public.get("listing_price")
     if _is_number(price) and price > 0:
         return float(price)
     for view in scenario.private.values():
         if view.get("role") == "seller":
             item = view.get("item") or {}
+            candidate: Any
             for candidate in (item.get("price"), view.get("target")):
                 if _is_number(candidate) and candidate > 0:
                     return float(candidate)
@@ -296,7 +297,7 @@ class CraigslistTask(Task):
         figures["utility_buyer"] = buyer_score
         figures["utility_seller"] = seller_score
         figures["fairness"] = fairness(seller_score) if seller_score is not None else None
-        price = (outcome.deal or {}).get("price") if outcome.agreed else None
+        price: Any = (outcome.deal or {}).get("price") if outcome.agreed else None
         listed = listing_price(dialogue.scenario)
         figures["price_ratio"] = float(price) / listed if _is_number(price) and listed else None
         events = sum(1 for e in dialogue.events if e.kind != "system")
