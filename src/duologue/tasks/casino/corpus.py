@@ -736,7 +736,6 @@ def _event(entry: Mapping[str, Any]):
 # Builders of models from checked values (no second validation): see `model_builder`.
 _DIALOGUE = model_builder(Dialogue, "id", "task", "split", "scenario", "parties", "events", "outcome", "ratings", "annotations", "source")
 _SCENARIO = model_builder(Scenario, "public", "private")
-_SOURCE = model_builder(Source, "corpus", "file", "index", "extra")
 _PARTY = model_builder(Party, "id", "kind", "info")
 _MESSAGE = model_builder(Message, "party", "text", "extra")
 _SUBMIT_DEAL = model_builder(SubmitDeal, "party", "mine", "theirs", "extra")
