@@ -5,8 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-from hypothesis import HealthCheck, settings
+# One thread per numeric library (OpenMP, OpenBLAS, MKL), set before any of them loads. On a
+# machine whose cores are shared (CI, several test runs), their worker threads spin-wait for each
+# other: training the strategy tagger took 3-4x longer with two threads than with one, for the same
+# weights. Subprocesses the tests start inherit it. Set a variable yourself to override.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import pytest  # noqa: E402  (after the thread settings above)
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 # Property and fuzz tests run under one of two profiles, chosen before any test module builds its
 # own `settings(...)` (those inherit every field they do not set). "ci" is derandomised: the same
