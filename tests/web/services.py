@@ -46,7 +46,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for(condition, seconds: float = 20.0, what: str = "condition") -> Any:
+def wait_for(condition, seconds: float = 120.0, what: str = "condition") -> Any:
     deadline = time.time() + seconds
     while time.time() < deadline:
         try:
@@ -213,7 +213,7 @@ class Server:
         command = [str(Path(sys.executable).parent / "duologue"), "serve", "--port", str(self.port), "--db", self.database_url, "--redis", self.redis_url, "--study", str(self.study_file), "--workers", str(self.workers)]
         log = open(self.folder / f"{self.name}.log", "ab")
         self.process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        wait_for(lambda: httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200, seconds=30, what=f"server {self.name}")
+        wait_for(lambda: httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200, seconds=120, what=f"server {self.name}")
 
     def kill(self) -> None:
         """kill -9 the whole process group (uvicorn's workers too): no chance to clean up."""

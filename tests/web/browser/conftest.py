@@ -73,7 +73,7 @@ def running_server(folder: Path, studies: list[Study]) -> Iterator[str]:
     instance = uvicorn.Server(config)
     thread = threading.Thread(target=instance.run, daemon=True)
     thread.start()
-    deadline = time.time() + 20
+    deadline = time.time() + 120  # generous for a loaded machine: the loop ends as soon as it started
     while not instance.started:
         if time.time() > deadline or not thread.is_alive():
             raise RuntimeError("the test server did not start")
