@@ -1,7 +1,13 @@
 """Load test of the live platform: simulated participants play whole dialogues against real servers.
 
-Run: `.venv/bin/python benchmarks/bench_load.py [--dialogues 200] [--concurrent 200] [--think 1.0]
-[--configs bare,sqlite,pg-redis] [--task casino-v0] [--client-processes 1] [--json OUT] [--profile]`
+Run: `.venv/bin/python benchmarks/bench_load.py [--dialogues 200] [--concurrent 100,200,500,1000]
+[--target-p95-ms 50] [--think 1.0] [--configs bare,sqlite,pg-redis] [--task casino-v0]
+[--client-processes 1] [--server-port P] [--relay-port P] [--postgres-port P] [--redis-port P]
+[--json OUT] [--profile]`
+
+`--concurrent` takes one level or a comma-separated sweep: every configuration is run at every level
+(fresh servers and a fresh database each time, at least as many dialogues as the level), one table
+row per configuration and level, then where each configuration's p95 crosses `--target-p95-ms`.
 
 Each configuration is started as subprocesses on free loopback ports, measured, and stopped (also
 on Ctrl-C), all in the same run:
@@ -23,11 +29,11 @@ Reported per configuration: dialogues finished (of those asked), the peak number
 progress at once, dialogues per second (finished / wall time of the client run), relay latency
 p50 / p95 / p99 (a move sent -> the partner's first frame holding its event), errors (connections
 lost, timeouts, error frames not caused by a refused move, frames whose transcript changed
-history, unfinished dialogues), lost events (acknowledged moves the partner never received, plus
+history, unfinished dialogues), lobby wait p50 / p95 (opening the lobby -> paired), lost events (acknowledged moves the partner never received, plus
 those missing from the stored dialogue, read back through the admin API), duplicated events
-(stored or delivered more often than sent), moves the rules refused, the CPU used by the client
-processes and by the server's processes (% of one core; this machine has 2), and p95 against the
-bare relay's p95. `--profile` runs the SQLite servers under cProfile and prints where their time went.
+(stored or delivered more often than sent), moves the rules refused, the CPU seconds of each component (server workers, PostgreSQL's
+postmaster and backends, redis-server, client processes; also as % of one core in the JSON), and
+p95 and throughput against the bare relay's at the same level. `--profile` runs the SQLite servers under cProfile and prints where their time went.
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ import time
 import uuid
 from collections import Counter, defaultdict
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -57,15 +63,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the `load` helper pa
 import httpx  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: E402
-from rich.table import Table  # noqa: E402
 
 from load.participants import PlatformSeat, RelaySeat, SeatReport, signature  # noqa: E402
+from load.report import add_ratios, crossings, crossings_table, results_table  # noqa: E402,F401 (re-exported for tests)
 from load.servers import ServerUnavailable, platform_server, postgres_server, redis_server, relay_server  # noqa: E402
 
 CONFIGS = ("bare", "sqlite", "pg-redis")
 DEFAULT_CONFIGS = ("bare", "sqlite", "pg-redis")
 ADMIN_TOKEN = "load-benchmark-admin"
-TARGET_P95_MS = 100.0
+TARGET_P95_MS = 50.0
 
 
 @dataclass
@@ -80,6 +86,11 @@ class Options:
     seed: int = 0
     workers: int = 2
     profile: bool = False
+    target_p95_ms: float = TARGET_P95_MS
+    sweep: list[int] = field(default_factory=list)
+    """The concurrency levels asked for; empty: just `concurrent`."""
+    ports: dict[str, int] = field(default_factory=dict)
+    """Fixed ports by component (server, relay, postgres, redis); missing or 0: a free port."""
 
 
 @dataclass
@@ -104,7 +115,11 @@ class Result:
     refused: int = 0
     client_cpu_percent: float | None = None
     server_cpu_percent: float | None = None
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
+    """CPU seconds used during the client run by each component: server, postgres, redis, clients."""
+    lobby_wait_ms: dict[str, float | None] = field(default_factory=dict)
     ratio_p95_vs_bare: float | None = None
+    throughput_vs_bare: float | None = None
     end_reasons: dict[str, int] = field(default_factory=dict)
     available: bool = True
     note: str = ""
@@ -280,6 +295,7 @@ def assess(result: Result, reports: list[SeatReport], stored: dict[str, list[dic
     """Fill latency, lost, duplicated, errors and end reasons from the seats' reports and the stored
     dialogues (None: nothing stored, as over the bare relay)."""
     latencies: list[float] = []
+    waits = [r.lobby_seconds for r in reports if r.lobby_seconds is not None]
     errors: list[str] = []
     by_dialogue: dict[str, list[SeatReport]] = defaultdict(list)
     for report in reports:
@@ -344,6 +360,7 @@ def assess(result: Result, reports: list[SeatReport], stored: dict[str, list[dic
     result.latency_ms = {f"p{q}": (round(v * 1000, 2) if (v := percentile(latencies, q)) is not None else None) for q in (50, 95, 99)}
     result.latency_ms["mean"] = round(statistics.fmean(latencies) * 1000, 2) if latencies else None
     result.latency_ms["max"] = round(max(latencies) * 1000, 2) if latencies else None
+    result.lobby_wait_ms = {f"p{q}": (round(v * 1000, 2) if (v := percentile(waits, q)) is not None else None) for q in (50, 95)} if waits else {}
 
 
 async def fetch_stored(base_url: str, dialogue_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
@@ -365,14 +382,17 @@ async def fetch_stored(base_url: str, dialogue_ids: list[str]) -> dict[str, list
 # ---------------------------------------------------------------------------- configurations
 
 
-def measure(result: Result, kind: str, base_url: str, studies: list[str], server, options: Options, console: Console | None) -> None:
-    """Run the clients against a started server and judge the outcome."""
-    server_cpu_before = server.cpu_seconds()
+def measure(result: Result, kind: str, base_url: str, studies: list[str], components: dict[str, Any], options: Options, console: Console | None) -> None:
+    """Run the clients against started servers and judge the outcome; `components` maps a name
+    (server, postgres, redis) to something with `cpu_seconds()`, counted over the client run."""
+    before = {name: c.cpu_seconds() for name, c in components.items()}
     reports, client_cpu, start, end, failures = run_clients(kind, base_url, studies, options, console)
+    used = {name: c.cpu_seconds() - before[name] for name, c in components.items()}
     wall = max(end - start, 1e-9)
     result.seconds = round(wall, 2)
+    result.cpu_seconds = {name: round(seconds, 2) for name, seconds in {**used, "clients": client_cpu}.items()}
     result.client_cpu_percent = round(100 * client_cpu / wall, 1)
-    result.server_cpu_percent = round(100 * (server.cpu_seconds() - server_cpu_before) / wall, 1)
+    result.server_cpu_percent = round(100 * used["server"] / wall, 1)
     stored = None
     if kind != "bare":
         ids = sorted({r.dialogue for r in reports if r.dialogue is not None})
@@ -387,28 +407,30 @@ def measure(result: Result, kind: str, base_url: str, studies: list[str], server
 def run_configuration(config: str, options: Options, console: Console | None = None, folder: Path | None = None) -> Result:
     """Start the configuration's servers, run the participants, stop everything; one result."""
     result = Result(config=config, requested=options.dialogues, concurrent=options.concurrent)
+    ports = options.ports
     studies = [f"load-{i}" for i in range(options.client_processes)]
     with ExitStack() as stack:
         if folder is None:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=f"duologue-load-{config}-")))
         try:
             if config == "bare":
-                base_url, server = stack.enter_context(relay_server(folder))
-                measure(result, "bare", base_url, studies, server, options, console)
+                base_url, server = stack.enter_context(relay_server(folder, port=ports.get("relay", 0)))
+                measure(result, "bare", base_url, studies, {"server": server}, options, console)
                 return result
             study = study_file(folder, options.task, studies, options.turn_taking)
             if config == "sqlite":
                 profile = Path(tempfile.gettempdir()) / f"duologue-load-{config}-{os.getpid()}-{int(time.time())}.prof" if options.profile else None
-                base_url, server = stack.enter_context(platform_server(folder, study, f"sqlite:///{folder / 'load.db'}", admin_token=ADMIN_TOKEN, profile=profile))
-                measure(result, config, base_url, studies, server, options, console)
+                base_url, server = stack.enter_context(platform_server(folder, study, f"sqlite:///{folder / 'load.db'}", admin_token=ADMIN_TOKEN, profile=profile, port=ports.get("server", 0)))
+                measure(result, config, base_url, studies, {"server": server}, options, console)
                 if profile is not None:
                     stack.close()  # stop the server so cProfile writes its stats
                     result.profile = summarize_profile(profile, console)
             elif config == "pg-redis":
-                database = stack.enter_context(postgres_server())
-                redis_url = stack.enter_context(redis_server(folder))
-                base_url, server = stack.enter_context(platform_server(folder, study, database, admin_token=ADMIN_TOKEN, workers=options.workers, env={"DUOLOGUE_REDIS_URL": redis_url}))
-                measure(result, "pg-redis", base_url, studies, server, options, console)
+                database = stack.enter_context(postgres_server(port=ports.get("postgres", 0)))
+                redis_url, redis = stack.enter_context(redis_server(folder, port=ports.get("redis", 0)))
+                settings = {"DUOLOGUE_REDIS_URL": redis_url}
+                base_url, server = stack.enter_context(platform_server(folder, study, database.url, admin_token=ADMIN_TOKEN, workers=options.workers, env=settings, port=ports.get("server", 0)))
+                measure(result, "pg-redis", base_url, studies, {"server": server, "postgres": database, "redis": redis}, options, console)
             else:
                 raise ValueError(f"unknown configuration {config!r}; known: {', '.join(CONFIGS)}")
         except ServerUnavailable as error:
@@ -434,56 +456,25 @@ def summarize_profile(path: Path, console: Console | None, top: int = 30) -> str
     return summary
 
 
-# ---------------------------------------------------------------------------- output
+# ---------------------------------------------------------------------------- command line
 
 
-def results_table(results: list[Result], options: Options) -> Table:
-    table = Table(title=f"live platform under load: {options.task}, think {options.think:g} s, turn-taking {options.turn_taking}, {options.client_processes} client process(es)")
-    columns = ("configuration", "dialogues", "concurrent", "dialogues/s", "p50 ms", "p95 ms", "p99 ms", "errors", "lost", "duplicated", "refused", "client CPU", "server CPU", "p95 vs bare")
-    for column in columns:
-        table.add_column(column, justify="left" if column == "configuration" else "right")
-
-    def ms(value: float | None) -> str:
-        return "-" if value is None else f"{value:,.1f}"
-
-    for r in results:
-        if not r.available:
-            table.add_row(r.config, r.note, *[""] * (len(columns) - 2))
-            continue
-        p95 = r.latency_ms.get("p95")
-        p95_text = ms(p95) if p95 is None or p95 <= TARGET_P95_MS else f"[red]{ms(p95)}[/]"
-        table.add_row(
-            r.config,
-            f"{r.finished}/{r.requested}",
-            f"{r.peak_concurrent} (of {r.concurrent})",
-            f"{r.dialogues_per_second:.2f}",
-            ms(r.latency_ms.get("p50")),
-            p95_text,
-            ms(r.latency_ms.get("p99")),
-            str(r.errors),
-            str(r.lost),
-            str(r.duplicated),
-            str(r.refused),
-            "-" if r.client_cpu_percent is None else f"{r.client_cpu_percent:.0f}%",
-            "-" if r.server_cpu_percent is None else f"{r.server_cpu_percent:.0f}%",
-            "-" if r.ratio_p95_vs_bare is None else f"{r.ratio_p95_vs_bare:.2f}x",
-        )
-    return table
-
-
-def add_ratios(results: list[Result]) -> None:
-    bare = next((r for r in results if r.config == "bare" and r.available), None)
-    base = bare.latency_ms.get("p95") if bare else None
-    for r in results:
-        p95 = r.latency_ms.get("p95")
-        if base and p95 is not None:
-            r.ratio_p95_vs_bare = round(p95 / base, 2)
+def concurrency_levels(text: str) -> list[int]:
+    """`200` or a sweep `100,200,500`: distinct levels, in increasing order."""
+    try:
+        levels = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--concurrent wants whole numbers separated by commas, not {text!r}") from None
+    if not levels or levels[0] < 1:
+        raise argparse.ArgumentTypeError("--concurrent levels must be at least 1")
+    return levels
 
 
 def parse_options(argv: list[str] | None = None) -> tuple[Options, list[str], Path | None]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dialogues", type=int, default=200, help="dialogues per configuration")
-    parser.add_argument("--concurrent", type=int, default=200, help="dialogues in progress at once, at most")
+    parser.add_argument("--dialogues", type=int, default=200, help="dialogues per configuration and level (at least the level)")
+    parser.add_argument("--concurrent", type=concurrency_levels, default=[200], help="dialogues in progress at once, at most; comma-separated for a sweep")
+    parser.add_argument("--target-p95-ms", type=float, default=TARGET_P95_MS, help="the relay-latency p95 a configuration should stay under")
     parser.add_argument("--think", type=float, default=1.0, help="seconds a participant pauses before a move (jittered +-50%%)")
     parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS), help=f"comma-separated, of {', '.join(CONFIGS)}")
     parser.add_argument("--task", default="casino-v0")
@@ -492,6 +483,8 @@ def parse_options(argv: list[str] | None = None) -> tuple[Options, list[str], Pa
     parser.add_argument("--workers", type=int, default=2, help="server processes of pg-redis")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds a participant may take, lobby included")
     parser.add_argument("--seed", type=int, default=0)
+    for component in ("server", "relay", "postgres", "redis"):
+        parser.add_argument(f"--{component}-port", type=int, default=0, help=f"loopback port of the {component} (default: a free one)")
     parser.add_argument("--profile", action="store_true", help="run the SQLite servers under cProfile and print their hottest functions")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = parser.parse_args(argv)
@@ -499,11 +492,14 @@ def parse_options(argv: list[str] | None = None) -> tuple[Options, list[str], Pa
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown:
         parser.error(f"unknown configuration(s) {', '.join(unknown)}; known: {', '.join(CONFIGS)}")
-    if args.dialogues < 1 or args.concurrent < 1 or args.client_processes < 1:
-        parser.error("--dialogues, --concurrent and --client-processes must be at least 1")
+    if args.dialogues < 1 or args.client_processes < 1:
+        parser.error("--dialogues and --client-processes must be at least 1")
+    ports = {c: getattr(args, f"{c}_port") for c in ("server", "relay", "postgres", "redis")}
+    if any(not 0 <= port < 65536 for port in ports.values()):
+        parser.error("ports must be between 1 and 65535 (0: a free one)")
     options = Options(
         dialogues=args.dialogues,
-        concurrent=args.concurrent,
+        concurrent=args.concurrent[0],
         think=args.think,
         task=args.task,
         turn_taking=args.turn_taking,
@@ -512,28 +508,41 @@ def parse_options(argv: list[str] | None = None) -> tuple[Options, list[str], Pa
         seed=args.seed,
         workers=args.workers,
         profile=args.profile,
+        target_p95_ms=args.target_p95_ms,
+        sweep=args.concurrent,
+        ports={c: port for c, port in ports.items() if port},
     )
     return options, configs, args.json
 
 
+def run_sweep(options: Options, configs: list[str], console: Console | None = None) -> list[Result]:
+    """Every configuration at every level (at least `level` dialogues each), ratios per level."""
+    results: list[Result] = []
+    for level in options.sweep or [options.concurrent]:
+        at_level = replace(options, concurrent=level, dialogues=max(options.dialogues, level))
+        row = [run_configuration(config, at_level, console) for config in configs]
+        add_ratios(row)
+        results.extend(row)
+    return results
+
+
 def main(argv: list[str] | None = None) -> None:
     options, configs, json_out = parse_options(argv)
-    console = Console() if sys.stdout.isatty() else Console(width=220)  # a log file gets the whole table
+    console = Console() if sys.stdout.isatty() else Console(width=240)  # a log file gets the whole table
 
     def stop(signum, frame):  # SIGTERM stops as cleanly as Ctrl-C: servers are shut down
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    results = []
-    for config in configs:
-        results.append(run_configuration(config, options, console))
-    add_ratios(results)
+    results = run_sweep(options, configs, console)
     console.print(results_table(results, options))
+    if len(options.sweep) > 1:
+        console.print(crossings_table(results, options.target_p95_ms))
     for r in results:
         for sample in r.error_samples[:5]:
-            console.print(f"[yellow]{r.config}[/]: {sample}", highlight=False)
+            console.print(f"[yellow]{r.config} @ {r.concurrent}[/]: {sample}", highlight=False)
     if json_out is not None:
-        payload = {"options": asdict(options), "results": [asdict(r) for r in results], "machine": {"cpus": os.cpu_count()}}
+        payload = {"options": asdict(options), "results": [asdict(r) for r in results], "crossings": crossings(results, options.target_p95_ms), "machine": {"cpus": os.cpu_count()}}
         json_out.write_text(json.dumps(payload, indent=2))
         console.print(f"wrote {json_out}")
 

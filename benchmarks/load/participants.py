@@ -83,6 +83,8 @@ class SeatReport:
     errors: list[str] = field(default_factory=list)
     started: float = 0.0
     finished: float = 0.0
+    lobby_seconds: float | None = None
+    """From opening the lobby's websocket to the `paired` frame (None: never paired, or no lobby)."""
 
 
 class Seat:
@@ -182,6 +184,7 @@ class PlatformSeat(Seat):
     async def run(self) -> SeatReport:
         self.report.started = time.perf_counter()
         token = await self.join()
+        self.report.lobby_seconds = time.perf_counter() - self.report.started
         async with connect(f"{self.base_url}/ws/chat/{token}", open_timeout=60, max_size=2**22) as socket:
             self.socket = socket
             await self.play()

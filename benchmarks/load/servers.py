@@ -1,4 +1,5 @@
-"""The servers the load benchmark measures, each a subprocess on a free loopback port.
+"""The servers the load benchmark measures, each a subprocess on a loopback port (a free one unless
+a port is given).
 
 Every server runs in its own process group (so `stop` reaches uvicorn's worker processes too),
 is waited for until it answers, and is stopped by `ExitStack`-style context managers: always, also
@@ -37,6 +38,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def group_cpu_seconds(group: int) -> float:
+    """User + system CPU of every live process in process group `group`, plus what the group's leader
+    has collected from children it already reaped (a database's finished backends)."""
+    total = 0
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            fields = Path(stat).read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group:  # field 5 of stat, the process group
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+            if int(stat.split("/")[2]) == group:
+                total += int(fields[13]) + int(fields[14])  # cutime, cstime of the leader
+    return total / CLOCK_TICKS
+
+
 class ManagedProcess:
     """A started subprocess with its log file; `cpu_seconds` covers its whole process group."""
 
@@ -57,16 +74,8 @@ class ManagedProcess:
             return ""
 
     def cpu_seconds(self) -> float:
-        """User + system CPU of every live process in this server's process group."""
-        total = 0
-        for stat in glob.glob("/proc/[0-9]*/stat"):
-            try:
-                fields = Path(stat).read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == self.pid:  # field 5 of stat, the process group
-                total += int(fields[11]) + int(fields[12])  # utime, stime
-        return total / CLOCK_TICKS
+        """CPU of this server's process group (its worker processes included)."""
+        return group_cpu_seconds(self.pid)
 
     def wait_http(self, url: str, timeout: float = 60.0) -> None:
         """Until `url` answers 200; raises `ServerUnavailable` with the log when the process ends first."""
@@ -101,9 +110,9 @@ class ManagedProcess:
 
 
 @contextmanager
-def relay_server(folder: Path) -> Iterator[tuple[str, ManagedProcess]]:
-    """The bare relay; yields its ws:// base URL."""
-    port = free_port()
+def relay_server(folder: Path, port: int = 0) -> Iterator[tuple[str, ManagedProcess]]:
+    """The bare relay on `port` (0: a free one); yields its ws:// base URL."""
+    port = port or free_port()
     server = ManagedProcess("bare relay", [sys.executable, str(HERE / "relay.py"), "--port", str(port)], folder / "relay.log")
     try:
         server.wait_http(f"http://127.0.0.1:{port}/healthz")
@@ -113,14 +122,14 @@ def relay_server(folder: Path) -> Iterator[tuple[str, ManagedProcess]]:
 
 
 @contextmanager
-def platform_server(folder: Path, study_file: Path, database_url: str, *, admin_token: str, workers: int | None = None, env: dict[str, str] | None = None, profile: Path | None = None) -> Iterator[tuple[str, ManagedProcess]]:
+def platform_server(folder: Path, study_file: Path, database_url: str, *, admin_token: str, workers: int | None = None, env: dict[str, str] | None = None, profile: Path | None = None, port: int = 0) -> Iterator[tuple[str, ManagedProcess]]:
     """`duologue serve` on a free port; yields its http:// base URL.
 
     workers: passed as `--workers N` (the several-process mode). profile: run the server under
     cProfile and write the stats there when it stops (through `serve_wrapper.py`; without it the
-    server is exactly `duologue serve`).
+    server is exactly `duologue serve`). port: 0 picks a free one.
     """
-    port = free_port()
+    port = port or free_port()
     arguments = ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", database_url, "--study", str(study_file)]
     if workers is not None:
         arguments += ["--workers", str(workers)]
@@ -151,9 +160,24 @@ def _as_postgres_user(command: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
 
 
+class Postgres:
+    """A running throwaway cluster: its SQLAlchemy URL, and the CPU of its postmaster and backends."""
+
+    def __init__(self, url: str, data: str) -> None:
+        self.url = url
+        self.data = data
+
+    def cpu_seconds(self) -> float:
+        try:  # the first line of postmaster.pid is the postmaster's pid, leader of its own session
+            postmaster = int(Path(self.data, "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return 0.0
+        return group_cpu_seconds(postmaster)
+
+
 @contextmanager
-def postgres_server() -> Iterator[str]:
-    """A throwaway PostgreSQL cluster (fsync off) with one fresh database; yields its SQLAlchemy URL."""
+def postgres_server(port: int = 0) -> Iterator[Postgres]:
+    """A throwaway PostgreSQL cluster (fsync off) with one fresh database on `port` (0: a free one)."""
     initdb, pg_ctl = _postgres_binary("initdb"), _postgres_binary("pg_ctl")
     if not initdb or not pg_ctl:
         raise ServerUnavailable("PostgreSQL server binaries are not installed")
@@ -165,7 +189,7 @@ def postgres_server() -> Iterator[str]:
     data = os.path.join(folder, "data")
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres", "postgres")
-    port = free_port()
+    port = port or free_port()
     done = subprocess.run(_as_postgres_user([initdb, "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"]), capture_output=True, text=True)
     if done.returncode != 0:
         shutil.rmtree(folder, ignore_errors=True)
@@ -178,19 +202,19 @@ def postgres_server() -> Iterator[str]:
         name = f"duologue_load_{uuid.uuid4().hex[:8]}"
         with psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/postgres", autocommit=True) as connection:
             connection.execute(f'CREATE DATABASE "{name}"')
-        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/{name}"
+        yield Postgres(f"postgresql+psycopg://postgres@127.0.0.1:{port}/{name}", data)
     finally:
         subprocess.run(_as_postgres_user([pg_ctl, "-D", data, "-m", "immediate", "stop"]), capture_output=True)
         shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextmanager
-def redis_server(folder: Path) -> Iterator[str]:
-    """redis-server on a free port without persistence; yields its redis:// URL."""
+def redis_server(folder: Path, port: int = 0) -> Iterator[tuple[str, ManagedProcess]]:
+    """redis-server without persistence on `port` (0: a free one); yields its redis:// URL and process."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise ServerUnavailable("redis-server is not installed")
-    port = free_port()
+    port = port or free_port()
     server = ManagedProcess("redis", [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], folder / "redis.log")
     try:
         deadline = time.monotonic() + 20
@@ -207,6 +231,6 @@ def redis_server(folder: Path) -> Iterator[str]:
             if time.monotonic() > deadline:
                 raise ServerUnavailable("redis-server did not answer PING")
             time.sleep(0.1)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield f"redis://127.0.0.1:{port}/0", server
     finally:
         server.stop()

@@ -15,6 +15,7 @@ sys.modules[spec.name] = bench  # dataclasses look their module up while the scr
 spec.loader.exec_module(bench)
 
 from load.participants import SeatReport, signature  # noqa: E402  (importable once the script has loaded)
+from load.servers import free_port, relay_server  # noqa: E402
 
 TINY = bench.Options(dialogues=3, concurrent=3, think=0.0, timeout=60.0)
 
@@ -35,10 +36,25 @@ def test_a_tiny_run_plays_every_dialogue_without_losing_or_duplicating_events(co
     assert 0 <= result.latency_ms["p50"] <= result.latency_ms["p95"] <= result.latency_ms["p99"]
     assert sum(result.end_reasons.values()) == 3
     assert result.server_cpu_percent is not None and result.client_cpu_percent is not None
+    assert set(result.cpu_seconds) == {"server", "clients"} and result.cpu_seconds["server"] > 0
+    if config == "sqlite":  # every participant went through the lobby and was timed there
+        assert 0 < result.lobby_wait_ms["p50"] <= result.lobby_wait_ms["p95"]
+    else:
+        assert result.lobby_wait_ms == {}
     text = table_text([result])
-    for column in ("configuration", "dialogues", "concurrent", "dialogues/s", "p50 ms", "p95 ms", "p99 ms", "errors", "lost", "duplicated", "p95 vs bare"):
+    for column in ("configuration", "dialogues", "concurrent", "dialogues/s", "x bare", "p50 ms", "p95 ms", "p99 ms", "lobby p95", "errors", "lost", "duplicated", "CPU s", "p95 vs bare"):
         assert column in text
-    assert f"{config} " in text and "3/3" in text
+    assert f"{config} " in text and "3/3" in text and "server " in text
+
+
+def test_a_sweep_runs_each_level_with_at_least_that_many_dialogues_and_a_fixed_port_is_used(tmp_path):
+    options = bench.Options(dialogues=1, think=0.0, timeout=60.0, sweep=[1, 2], ports={"relay": free_port()})
+    results = bench.run_sweep(options, ["bare"])
+    assert [(r.concurrent, r.requested, r.finished, r.lost, r.duplicated) for r in results] == [(1, 1, 1, 0, 0), (2, 2, 2, 0, 0)]
+    assert all(r.throughput_vs_bare == 1.0 for r in results)
+    port = free_port()
+    with relay_server(tmp_path, port=port) as (url, _):
+        assert url.endswith(f":{port}")
 
 
 def seat(participant, party, dialogue="d1", acked=(), seen=(), final=(), done=True):
@@ -120,13 +136,29 @@ def test_percentiles_and_peak_concurrency():
 
 
 def test_the_p95_ratio_is_against_the_bare_relay_and_an_unavailable_configuration_says_why():
-    bare = bench.Result(config="bare", requested=1, concurrent=1, latency_ms={"p95": 4.0})
-    sqlite = bench.Result(config="sqlite", requested=1, concurrent=1, latency_ms={"p95": 10.0})
+    bare = bench.Result(config="bare", requested=1, concurrent=1, latency_ms={"p95": 4.0}, dialogues_per_second=2.0)
+    sqlite = bench.Result(config="sqlite", requested=1, concurrent=1, latency_ms={"p95": 10.0}, dialogues_per_second=1.5)
     missing = bench.Result(config="pg-redis", requested=1, concurrent=1, available=False, note="not available: no --workers")
     bench.add_ratios([bare, sqlite, missing])
     assert (bare.ratio_p95_vs_bare, sqlite.ratio_p95_vs_bare, missing.ratio_p95_vs_bare) == (1.0, 2.5, None)
+    assert (bare.throughput_vs_bare, sqlite.throughput_vs_bare) == (1.0, 0.75)
     text = table_text([bare, sqlite, missing])
-    assert "2.50x" in text and "not available: no --workers" in text
+    assert "2.50x" in text and "0.75x" in text and "not available: no --workers" in text
+
+
+def level(config, concurrent, p95, finished=1):
+    return bench.Result(config=config, requested=1, finished=finished, concurrent=concurrent, latency_ms={"p95": p95})
+
+
+def test_ratios_compare_with_the_relay_at_the_same_level_and_crossings_name_the_levels():
+    rows = [level("bare", 100, 5.0), level("sqlite", 100, 20.0), level("bare", 200, 10.0), level("sqlite", 200, 80.0), level("sqlite", 500, 40.0, finished=0)]
+    bench.add_ratios(rows)
+    assert [r.ratio_p95_vs_bare for r in rows] == [1.0, 4.0, 1.0, 8.0, None]
+    found = bench.crossings(rows, 50.0)
+    assert found["bare"] == {"last_under": 200, "first_over": None, "text": "under 50 ms at every level (to 200)"}
+    assert (found["sqlite"]["last_under"], found["sqlite"]["first_over"]) == (100, 200)  # 500 unfinished: over too
+    assert "between 100 and 200" in found["sqlite"]["text"]
+    assert bench.crossings([level("sqlite", 100, 60.0)], 50.0)["sqlite"]["text"].startswith("over 50 ms from the lowest level")
 
 
 def test_options_refuse_unknown_configurations():
@@ -134,3 +166,10 @@ def test_options_refuse_unknown_configurations():
         bench.parse_options(["--configs", "bare,mysql"])
     options, configs, out = bench.parse_options(["--dialogues", "5", "--configs", "bare,pg-redis"])
     assert options.dialogues == 5 and configs == ["bare", "pg-redis"] and out is None
+    assert options.target_p95_ms == 50.0 and options.sweep == [200] and options.ports == {}
+    options, _, _ = bench.parse_options(["--concurrent", "500,100,200,100", "--target-p95-ms", "30", "--redis-port", "6399"])
+    assert options.sweep == [100, 200, 500] and options.concurrent == 100 and options.target_p95_ms == 30.0
+    assert options.ports == {"redis": 6399}
+    for wrong in (["--concurrent", "10,x"], ["--concurrent", "0"], ["--server-port", "70000"]):
+        with pytest.raises(SystemExit):
+            bench.parse_options(wrong)

@@ -1,0 +1,107 @@
+"""The load benchmark's tables: one row per configuration and concurrency level, the ratios to the
+bare relay measured at the same level, and where each configuration's p95 crosses the target.
+
+Works on the benchmark's `Result` rows (any object with the same attributes), so it stays apart
+from the code that runs servers and clients.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from rich.table import Table
+
+CPU_PARTS = ("server", "postgres", "redis", "clients")
+
+
+def add_ratios(results: list[Any]) -> None:
+    """p95 and throughput of each row against the bare relay's row at the same concurrency level."""
+    bare = {r.concurrent: r for r in results if r.config == "bare" and r.available}
+    for r in results:
+        base = bare.get(r.concurrent)
+        if base is None:
+            continue
+        p95, base_p95 = r.latency_ms.get("p95"), base.latency_ms.get("p95")
+        if base_p95 and p95 is not None:
+            r.ratio_p95_vs_bare = round(p95 / base_p95, 2)
+        if base.dialogues_per_second:
+            r.throughput_vs_bare = round(r.dialogues_per_second / base.dialogues_per_second, 2)
+
+
+def crossings(results: list[Any], target_ms: float) -> dict[str, dict[str, Any]]:
+    """Per configuration: the highest level whose p95 is under the target, the lowest over it (a
+    level that did not finish every dialogue counts as over), and a sentence saying so."""
+    levels: dict[str, list[tuple[int, float | None, bool]]] = defaultdict(list)
+    for r in results:
+        if r.available:
+            p95 = r.latency_ms.get("p95")
+            levels[r.config].append((r.concurrent, p95, p95 is not None and p95 <= target_ms and r.finished == r.requested))
+    found: dict[str, dict[str, Any]] = {}
+    for config, rows in levels.items():
+        rows.sort()
+        under = [level for level, _, ok in rows if ok]
+        over = [(level, p95) for level, p95, ok in rows if not ok]
+        last_under = max(under) if under else None
+        first_over = over[0] if over else None
+        if first_over is None:
+            text = f"under {target_ms:g} ms at every level (to {rows[-1][0]})"
+        elif last_under is None:
+            text = f"over {target_ms:g} ms from the lowest level ({first_over[0]})"
+        else:
+            shown = "-" if first_over[1] is None else f"{first_over[1]:,.1f} ms"
+            text = f"crosses {target_ms:g} ms between {last_under} and {first_over[0]} (p95 {shown} there)"
+        found[config] = {"last_under": last_under, "first_over": first_over[0] if first_over else None, "text": text}
+    return found
+
+
+def crossings_table(results: list[Any], target_ms: float) -> Table:
+    table = Table(title=f"where p95 crosses {target_ms:g} ms")
+    table.add_column("configuration")
+    table.add_column("crossing")
+    for config, found in crossings(results, target_ms).items():
+        table.add_row(config, found["text"])
+    return table
+
+
+def ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f}"
+
+
+def cpu_text(seconds: dict[str, float]) -> str:
+    """`server 12.3 / pg 4.5 / redis 0.8 / clients 9.0` for the parts measured."""
+    names = {"postgres": "pg"}
+    return " / ".join(f"{names.get(part, part)} {seconds[part]:.1f}" for part in CPU_PARTS if part in seconds) or "-"
+
+
+def results_table(results: list[Any], options: Any) -> Table:
+    target = options.target_p95_ms
+    table = Table(title=f"live platform under load: {options.task}, think {options.think:g} s, turn-taking {options.turn_taking}, {options.client_processes} client process(es), target p95 {target:g} ms")
+    columns = ("configuration", "concurrent", "dialogues", "dialogues/s", "x bare dialogues/s", "p50 ms", "p95 ms", "p99 ms", "lobby p50 ms", "lobby p95 ms", "errors", "lost", "duplicated", "refused", "CPU s", "p95 vs bare")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("configuration", "CPU s") else "right")
+    for r in results:
+        if not r.available:
+            table.add_row(r.config, str(r.concurrent), r.note, *[""] * (len(columns) - 3))
+            continue
+        p95 = r.latency_ms.get("p95")
+        p95_text = ms(p95) if p95 is None or p95 <= target else f"[red]{ms(p95)}[/]"
+        table.add_row(
+            r.config,
+            f"{r.concurrent} (peak {r.peak_concurrent})",
+            f"{r.finished}/{r.requested}",
+            f"{r.dialogues_per_second:.2f}",
+            "-" if r.throughput_vs_bare is None else f"{r.throughput_vs_bare:.2f}x",
+            ms(r.latency_ms.get("p50")),
+            p95_text,
+            ms(r.latency_ms.get("p99")),
+            ms(r.lobby_wait_ms.get("p50")),
+            ms(r.lobby_wait_ms.get("p95")),
+            str(r.errors),
+            str(r.lost),
+            str(r.duplicated),
+            str(r.refused),
+            cpu_text(r.cpu_seconds),
+            "-" if r.ratio_p95_vs_bare is None else f"{r.ratio_p95_vs_bare:.2f}x",
+        )
+    return table
