@@ -1,0 +1,19 @@
+"""The replay benchmark's code path, tiny: two agents on the project's CaSiNo fixture."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_replay.py"
+spec = importlib.util.spec_from_file_location("bench_replay", SCRIPT)
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+
+
+def test_a_tiny_run_reports_each_agent(monkeypatch, capsys, fixtures):
+    path = fixtures / "casino" / "casino_sample.json"
+    monkeypatch.setattr(sys, "argv", ["bench_replay.py", "--path", str(path), "--agents", "rule,random", "--limit", "2"])
+    assert bench.main() == 0
+    out = capsys.readouterr().out
+    assert "rule" in out and "random" in out and "casino-v0" in out
+    assert out.count("PASS") + out.count("FAIL") == 2
