@@ -263,7 +263,7 @@ def list_tasks() -> None:
             table.add_row(task_id, f"[red]cannot be loaded: {error}[/]", "", "", "", "")
             continue
         spec = task.spec
-        parties = " / ".join(f"{p} ({r})" for p, r in zip(spec.parties, spec.roles)) if len(spec.roles) == 2 else " / ".join(spec.parties)
+        parties = " / ".join(f"{p} ({r})" for p, r in zip(spec.parties, spec.roles, strict=True)) if len(spec.roles) == 2 else " / ".join(spec.parties)
         table.add_row(task_id, spec.title, spec.kind, parties, spec.corpus or "", ", ".join(agent_kinds(task)))
     console.print(table)
 

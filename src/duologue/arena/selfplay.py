@@ -45,9 +45,9 @@ def episode_seed(run_seed: int, number: int) -> int:
 def play_one(config: PlayConfig, number: int) -> Dialogue:
     """Play episode `number` of a run in this process."""
     task = make(config.task, **config.options)
-    agents = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, config.agents)}
+    agents = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, config.agents, strict=True)}
     dialogue = play_episode(task, agents, seed=episode_seed(config.seed, number))
-    dialogue.meta.update({"run_seed": config.seed, "episode": number, "agents": dict(zip(task.party_ids, config.agents))})
+    dialogue.meta.update({"run_seed": config.seed, "episode": number, "agents": dict(zip(task.party_ids, config.agents, strict=True))})
     return dialogue
 
 

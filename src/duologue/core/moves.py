@@ -110,7 +110,7 @@ def split(kind: str, pool: dict[str, int], *, mine: str = "mine", theirs: str = 
         total *= n + 1
     if total <= MAX_ENUMERATED:
         out["anyOf"] = [
-            {"properties": {mine: {"const": dict(zip(items, took))}, theirs: {"const": {i: pool[i] - t for i, t in zip(items, took)}}}}
+            {"properties": {mine: {"const": dict(zip(items, took, strict=True))}, theirs: {"const": {i: pool[i] - t for i, t in zip(items, took, strict=True)}}}}
             for took in itertools.product(*(range(pool[i] + 1) for i in items))
         ]
     out["x-complement"] = {"of": mine, "is": theirs, "pool": dict(pool)}

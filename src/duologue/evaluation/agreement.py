@@ -332,7 +332,7 @@ def _groups_of(dialogues: list[Dialogue], by: list[str]) -> list[tuple[dict[str,
         groups = dialogue_groups(dialogue)
         if all(key in groups for key in by):
             members[tuple(groups[key] for key in by)].append(dialogue)
-    return [(dict(zip(by, key)), members[key]) for key in sorted(members)]
+    return [(dict(zip(by, key, strict=True)), members[key]) for key in sorted(members)]
 
 
 def agreement_by_criterion(

@@ -184,7 +184,7 @@ class Cluster:
         if not dialogue_ids:
             return {}
         found = await self._call(lambda: self.redis.mget([f"{PREFIX}:owner:{d}" for d in dialogue_ids]))
-        return dict(zip(dialogue_ids, found))
+        return dict(zip(dialogue_ids, found, strict=True))  # MGET answers one value per key
 
     async def release(self, dialogue_id: str) -> None:
         try:

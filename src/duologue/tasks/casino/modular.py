@@ -630,7 +630,7 @@ class CasinoModularAgent(ModularAgent):
         def render(candidate: Candidate) -> str | None:
             """The candidate filled with my split, under the first issue mapping (in random order) that reads back right."""
             roles = _roles_of(candidate)
-            mappings = [dict(zip(ISSUES, order)) for order in itertools.permutations(ISSUES)]
+            mappings = [dict(zip(ISSUES, order, strict=True)) for order in itertools.permutations(ISSUES)]
             self.rng.shuffle(mappings)
             for mapping in mappings:
                 text = render_proposal(candidate.template, roles, split, mapping, self.rng)

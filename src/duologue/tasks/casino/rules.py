@@ -114,7 +114,7 @@ def complement(share: Share) -> dict[str, int]:
 
 def all_shares() -> list[dict[str, int]]:
     """Every possible share of one party (the other receives the complement): 64 in all."""
-    return [dict(zip(ISSUES, counts)) for counts in product(range(PACKAGES_PER_ISSUE + 1), repeat=len(ISSUES))]
+    return [dict(zip(ISSUES, counts, strict=True)) for counts in product(range(PACKAGES_PER_ISSUE + 1), repeat=len(ISSUES))]
 
 
 def pareto_frontier(priorities_a: Priorities, priorities_b: Priorities) -> list[tuple[dict[str, int], int, int]]:

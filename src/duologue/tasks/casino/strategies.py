@@ -161,7 +161,7 @@ class FeatureSpace:
         """`row` from counts already taken (training takes them once and reuses them across folds)."""
         columns: list[int] = []
         values: list[float] = []
-        for block, weight in zip(BLOCKS, self.settings.block_weights):
+        for block, weight in zip(BLOCKS, self.settings.block_weights, strict=True):
             start = len(columns)
             for gram, count in blocks[block].items():
                 column = self.vocabulary.get(f"{block}:{gram}")
@@ -348,7 +348,7 @@ class StrategyAnnotator(Annotator):
                 event=index,
                 layer=self.layer,
                 labels=labels,
-                value={label: round(float(p), 3) for label, p in zip(self.model.labels, row)},
+                value={label: round(float(p), 3) for label, p in zip(self.model.labels, row, strict=True)},
                 source=self.source,
             )
             for (index, _, _), labels, row in zip(contexts, decided, probabilities)

@@ -106,7 +106,7 @@ def reason_bank() -> dict[str, dict[str, list[str]]]:
 
 def private_view(ranking: tuple[str, ...] | list[str], reasons: dict[str, str]) -> dict[str, Any]:
     """A party's private view in the corpus reader's keys, from its ranking (highest first)."""
-    value2issue = dict(zip(PRIORITY_LEVELS, ranking))
+    value2issue = dict(zip(PRIORITY_LEVELS, ranking, strict=True))
     by_issue = {issue: level for level, issue in value2issue.items()}
     return {
         "priorities": {issue: by_issue[issue] for issue in ISSUES},

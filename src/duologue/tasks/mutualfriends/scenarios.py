@@ -116,7 +116,7 @@ def generate(
         full = list(value_list(attribute))
         pools[attribute] = full if len(full) <= pool_size else rng.sample(full, pool_size)
     distributions = [
-        {a: dirichlet(rng, alpha, len(pools[a])) for a, alpha in zip(attributes, alphas)} for _ in PARTY_IDS
+        {a: dirichlet(rng, alpha, len(pools[a])) for a, alpha in zip(attributes, alphas, strict=True)} for _ in PARTY_IDS
     ]
 
     mutual: dict[str, str] = {}
@@ -156,5 +156,5 @@ def generate(
     return Scenario(
         id=scenario_id,
         public={"attributes": attribute_objects(attributes), "alphas": alphas},
-        private={party: {"friends": friends} for party, friends in zip(PARTY_IDS, lists)},
+        private={party: {"friends": friends} for party, friends in zip(PARTY_IDS, lists, strict=True)},
     )
