@@ -712,10 +712,9 @@ def judge_agreement(
         except ValueError as error:
             result.notes.append(f"{field_name}: {error}")
 
-    options = {"level": level, "bootstrap": bootstrap, "seed": seed}
-    attempt("third_party_alpha", lambda: rating_agreement(alone, criterion, **options))
-    attempt("with_judge_alpha", lambda: rating_agreement(with_judge, criterion, **options))
-    attempt("judge_vs_mean_alpha", lambda: rating_agreement(pairs, criterion, **options))
+    attempt("third_party_alpha", lambda: rating_agreement(alone, criterion, level=level, bootstrap=bootstrap, seed=seed))
+    attempt("with_judge_alpha", lambda: rating_agreement(with_judge, criterion, level=level, bootstrap=bootstrap, seed=seed))
+    attempt("judge_vs_mean_alpha", lambda: rating_agreement(pairs, criterion, level=level, bootstrap=bootstrap, seed=seed))
     attempt("spearman_vs_mean", lambda: correlate(judge_scores, third_means, method="spearman", x_name=judge_id, y_name="third-party mean", bootstrap=bootstrap, seed=seed))
     attempt("spearman_vs_user", lambda: correlate(judge_scores, user_scores, method="spearman", x_name=judge_id, y_name="user", bootstrap=bootstrap, seed=seed))
     return result
