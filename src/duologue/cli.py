@@ -22,7 +22,7 @@ from duologue.arena.specs import AGENT_LIST_COMMAND, AGENTS_FORMS, parse_task_op
 from duologue.core.schema import dialogue_json_schema
 from duologue.data.formats import Problem
 from duologue.llm.settings import LLMConfigError, LLMError
-from duologue.data.io import CorpusPathError, CorpusReadError, dump_dialogue, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, validate_corpus, write_dialogues, write_native
+from duologue.data.io import NATIVE_SUFFIXES, CorpusPathError, CorpusReadError, dump_dialogue, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, validate_corpus, write_dialogues, write_native
 from duologue.tasks import ANNOTATORS, CORPUS_FORMATS, UnknownNameError, corpus_format
 
 ANNOTATOR_NAMES = ", ".join(ANNOTATORS)
@@ -70,15 +70,19 @@ def load(corpus: str, path: Path, *, skip_invalid: bool, check_only: bool = Fals
     if not path.exists():
         raise fail(f"{path}: no such file or folder")
     try:
-        if not list_files(path):
-            raise fail(f"{path}: no .json, .jsonl or .parquet files found")
+        fmt = None if corpus == OWN else corpus_format(corpus)
+    except UnknownNameError as error:
+        raise fail(str(error)) from None
+    try:
+        if not list_files(path, fmt=fmt):
+            suffixes = NATIVE_SUFFIXES + (fmt.suffixes if fmt is not None else ())
+            raise fail(f"{path}: no {', '.join(suffixes[:-1])} or {suffixes[-1]} files found")
     except (CorpusPathError, OSError) as error:
         raise fail(str(error)) from None
     try:
         with reading(f"reading {path.name}") as advance:
-            if corpus == OWN:
+            if fmt is None:
                 return read_dialogues(path, skip_invalid=skip_invalid)
-            fmt = corpus_format(corpus)
             if check_only:
                 return validate_corpus(fmt, path, progress=advance)
             return read_corpus(fmt, path, skip_invalid=skip_invalid, progress=advance)
@@ -204,23 +208,25 @@ def stats(
 def convert(
     corpus: CorpusArg,
     path: PathArg,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (.jsonl/.parquet for duologue's schema, .json for a native corpus) or folder.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (.jsonl/.parquet for duologue's schema; .json, or the corpus's own kind of file such as .txt, for a native corpus) or folder.")],
     to: Annotated[str, typer.Option(help=f"Output format: {OWN} (default) or a corpus name to write its native format.")] = OWN,
     skip_invalid: Annotated[bool, typer.Option(help="Convert the valid records and count the rest.")] = False,
 ) -> None:
     """Convert between a corpus's native format and duologue's schema (either way)."""
+    fmt = None
+    if to != OWN:
+        try:  # before reading: loading the format registers its task's own event kinds, which reading needs
+            fmt = corpus_format(to)
+        except UnknownNameError as error:
+            raise fail(str(error)) from None
     result = load(corpus, path, skip_invalid=skip_invalid)
-    if to == OWN:
+    if fmt is None:
         if out.suffix.lower() not in (".jsonl", ".parquet"):
             raise fail(f"{out}: duologue's schema is written to a .jsonl or .parquet file")
         with writing(out):
             write_dialogues(result.dialogues, out)
         written = [out]
     else:
-        try:
-            fmt = corpus_format(to)
-        except UnknownNameError as error:
-            raise fail(str(error)) from None
         wrong = [d.id for d in result.dialogues if d.task != fmt.task]
         if wrong:
             raise fail(f"{len(wrong)} dialogue(s) are not {fmt.task} dialogues (first: {wrong[0]}); the {to} format cannot hold them")

@@ -20,7 +20,7 @@ import keyword
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, Literal, Mapping, TypeVar
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Literal, Mapping, TypeVar
 
 from pydantic import BaseModel
 
@@ -174,6 +174,12 @@ class CorpusFormat(ABC):
     description: ClassVar[str] = ""
     layout: ClassVar[Literal["list", "one-per-file"]] = "list"
     """How native files hold records: a JSON array (or JSONL/parquet rows), or one JSON object per file."""
+    suffixes: ClassVar[tuple[str, ...]] = ()
+    """File name endings (lower case, with the dot: `.txt`) of the corpus's own non-JSON files.
+
+    Files ending so are read with `iter_file` and written with `write_file`; JSON, JSONL and
+    parquet files of the same records are read as usual. Empty for corpora released as JSON.
+    """
 
     @abstractmethod
     def record_id(self, record: Any) -> str | None:
@@ -251,6 +257,21 @@ class CorpusFormat(ABC):
 
     def write_records(self, dialogues: Iterable[Dialogue]) -> list[dict[str, Any]]:
         return [self.from_dialogue(d) for d in dialogues]
+
+    def iter_file(self, file: Path) -> Iterator[tuple[int, Any, int | None]]:
+        """(index, native record, line where it starts) of every record in one of the corpus's own
+        files (one whose name ends with one of `suffixes`), in order.
+
+        Only the records' text is parsed here: `check` judges them, so a bad record is reported
+        with its file, index and line, not raised. An `OSError` or `ValueError` (a file that is
+        not UTF-8 text) stops the file and is reported as such. Formats that set `suffixes` override it.
+        """
+        raise NotImplementedError(f"the {self.name} format reads no files of its own; give JSON, JSONL or parquet files")
+
+    def write_file(self, dialogues: Iterable[Dialogue], out: Path) -> list[Path]:
+        """Write dialogues to `out`, one of the corpus's own files (its name ends with one of
+        `suffixes`); returns the files written. Formats that set `suffixes` override it."""
+        raise NotImplementedError(f"the {self.name} format writes no files of its own; write a .json or .jsonl file")
 
 
 # --------------------------------------------------------------------------- building checked models

@@ -67,13 +67,17 @@ class CorpusPathError(ValueError):
     """The path given cannot be read as a corpus (missing, or not a regular file or folder)."""
 
 
-def list_files(path: Path, suffixes: tuple[str, ...] = NATIVE_SUFFIXES, problems: list[Problem] | None = None) -> list[Path]:
+def list_files(path: Path, suffixes: tuple[str, ...] = NATIVE_SUFFIXES, problems: list[Problem] | None = None, *, fmt: CorpusFormat | None = None) -> list[Path]:
     """The data files at `path`: the file itself, or every matching file below a folder, sorted.
+
+    With `fmt`, files ending with one of the format's own `suffixes` (its non-JSON files) count too.
 
     A path that is neither a regular file nor a folder (a FIFO, a device) raises `CorpusPathError`
     (reading one could block forever). Below a folder, sub-folders that cannot be listed and data
     files that are not regular files are reported in `problems` (when given), not skipped silently.
     """
+    if fmt is not None:
+        suffixes = suffixes + tuple(s.lower() for s in fmt.suffixes)
     if path.is_file():
         return [path]
     if path.is_dir():
@@ -98,10 +102,37 @@ def list_files(path: Path, suffixes: tuple[str, ...] = NATIVE_SUFFIXES, problems
     raise FileNotFoundError(f"{path}: no such file or folder")
 
 
-def iter_raw(path: Path, problems: list[Problem]) -> Iterator[RawRecord]:
-    """Yield the native records of a file or folder; unreadable files become problems, not exceptions."""
-    for file in list_files(path, problems=problems):
-        yield from _iter_file(file, problems)
+def iter_raw(path: Path, problems: list[Problem], fmt: CorpusFormat | None = None) -> Iterator[RawRecord]:
+    """Yield the native records of a file or folder; unreadable files become problems, not exceptions.
+
+    With `fmt`, the format's own files (by `fmt.suffixes`) are read by `fmt.iter_file`.
+    """
+    for file in list_files(path, problems=problems, fmt=fmt):
+        if fmt is not None and is_own_file(fmt, file):
+            yield from _iter_format_file(fmt, file, problems)
+        else:
+            yield from _iter_file(file, problems)
+
+
+def is_own_file(fmt: CorpusFormat, file: Path) -> bool:
+    """Whether `file` is one of the format's own (non-JSON) files, by its name's ending."""
+    return bool(fmt.suffixes) and file.name.lower().endswith(tuple(s.lower() for s in fmt.suffixes))
+
+
+def _iter_format_file(fmt: CorpusFormat, file: Path, problems: list[Problem]) -> Iterator[RawRecord]:
+    """The records of one of a format's own files; a file that cannot be read becomes a problem
+    saying where reading stopped (the records before it are kept)."""
+    name, line = str(file), None
+    try:
+        for index, record, line in fmt.iter_file(file):
+            yield RawRecord(file, index, record, line)
+    except OSError as error:
+        problems.append(Problem(f"cannot read file: {error.strerror or error}", file=name, line=line))
+    except UnicodeDecodeError as error:
+        after = f" after the record at line {line}" if line is not None else ""
+        problems.append(Problem(f"not UTF-8 text ({error.reason}); reading stopped{after}", file=name))
+    except Exception as error:  # noqa: BLE001  a format's reader failing on odd input must be reported, not crash the run
+        problems.append(Problem(f"cannot read file as {fmt.name}: {type(error).__name__}: {error}", file=name, line=line))
 
 
 _DIGITS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
@@ -310,7 +341,7 @@ def _read_corpus(fmt: CorpusFormat, path: Path, *, skip_invalid: bool, progress:
     one_per_file = fmt.layout == "one-per-file"
     current: Path | None = None
     file_name, folder, split = "", "", None
-    for raw in iter_raw(path, result.problems):
+    for raw in iter_raw(path, result.problems, fmt):
         if raw.file is not current:  # what depends only on the file is worked out once per file
             current = raw.file
             files.add(current)
@@ -399,8 +430,13 @@ def _problems_of(error: Exception) -> list[Problem]:
 
 
 def write_native(fmt: CorpusFormat, dialogues: Iterable[Dialogue], out: Path | str) -> list[Path]:
-    """Write dialogues in the corpus's own format: one JSON array file, or one file per record."""
+    """Write dialogues in the corpus's own format: one JSON array file, or one file per record.
+
+    An `out` ending with one of the format's own `suffixes` is written by `fmt.write_file`.
+    """
     out = Path(out)
+    if is_own_file(fmt, out):
+        return fmt.write_file(dialogues, out)
     records = fmt.write_records(dialogues)
     if fmt.layout == "one-per-file" and out.suffix.lower() != ".json":
         out.mkdir(parents=True, exist_ok=True)

@@ -154,7 +154,6 @@ def test_data_commands_on_the_validation_split(corpus_path, val_records, tmp_pat
     assert [line for r in written for line in r["perspectives"]] == corpus_path("dealornodeal/val.txt").read_text(encoding="utf-8").splitlines()
 
 
-@pytest.mark.xfail(strict=True, reason="generic corpus IO reads only .json/.jsonl/.parquet; it does not yet ask a format for its own text files (DealOrNoDealFormat.iter_file / write_file)")
 def test_data_commands_read_the_native_text_file(corpus_path):
     result = runner.invoke(app, ["data", "validate", "dealornodeal", str(corpus_path("dealornodeal/val.txt"))])
     assert result.exit_code == 0 and "562 valid" in result.output
