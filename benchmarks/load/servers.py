@@ -54,6 +54,30 @@ def group_cpu_seconds(group: int) -> float:
     return total / CLOCK_TICKS
 
 
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU of `root` and every live descendant, plus what `root` collected from the
+    children it already reaped. (PostgreSQL's backends each lead a session of their own, so a
+    process group misses them.)"""
+    stats: dict[int, list[str]] = {}
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            stats[int(stat.split("/")[2])] = Path(stat).read_text().rsplit(")", 1)[1].split()
+        except (OSError, ValueError):
+            continue
+    children: dict[int, list[int]] = {}
+    for pid, fields in stats.items():
+        children.setdefault(int(fields[1]), []).append(pid)  # field 4 of stat, the parent
+    if root not in stats:
+        return 0.0
+    total = int(stats[root][13]) + int(stats[root][14])  # cutime, cstime of the root
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        total += int(stats[pid][11]) + int(stats[pid][12])  # utime, stime
+        todo.extend(children.get(pid, []))
+    return total / CLOCK_TICKS
+
+
 class ManagedProcess:
     """A started subprocess with its log file; `cpu_seconds` covers its whole process group."""
 
@@ -172,7 +196,7 @@ class Postgres:
             postmaster = int(Path(self.data, "postmaster.pid").read_text().split()[0])
         except (OSError, ValueError, IndexError):
             return 0.0
-        return group_cpu_seconds(postmaster)
+        return tree_cpu_seconds(postmaster)
 
 
 @contextmanager

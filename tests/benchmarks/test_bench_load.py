@@ -173,3 +173,24 @@ def test_options_refuse_unknown_configurations():
     for wrong in (["--concurrent", "10,x"], ["--concurrent", "0"], ["--server-port", "70000"]):
         with pytest.raises(SystemExit):
             bench.parse_options(wrong)
+
+
+def test_the_cpu_of_a_process_tree_includes_children_in_sessions_of_their_own():
+    """As PostgreSQL's backends are: each leads its own session, so only the parent links them."""
+    import os
+    import subprocess
+    import time
+
+    from load.servers import tree_cpu_seconds
+
+    busy = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass\ntime.sleep(30)"
+    child = subprocess.Popen([sys.executable, "-c", busy], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while tree_cpu_seconds(os.getpid()) - time.process_time() < 0.35 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        own = os.times()
+        assert tree_cpu_seconds(os.getpid()) - (own.user + own.system + own.children_user + own.children_system) >= 0.35
+    finally:
+        child.kill()
+        child.wait()
