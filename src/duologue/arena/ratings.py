@@ -483,10 +483,12 @@ def ratings_from_dialogues(
         if not games:
             boards.append(Leaderboard(task=task, method="bradley-terry", note=f"no dialogue could be rated ({why_not.get(task, '')}){skipped}"))
             continue
-        options = dict(methods=methods, bootstrap=bootstrap, seed=seed, prior=prior, k_factor=k_factor, elo_orders=elo_orders, anchor=anchor)
-        task_boards = _leaderboards_for(task, games, by_role=False, **options)
-        if by_role:
-            task_boards += _leaderboards_for(task, games, by_role=True, **options)
+        task_boards: list[Leaderboard] = []
+        for split_roles in (False, True) if by_role else (False,):  # roles pooled, then (asked) each role
+            task_boards += _leaderboards_for(
+                task, games, by_role=split_roles, methods=methods, bootstrap=bootstrap, seed=seed,
+                prior=prior, k_factor=k_factor, elo_orders=elo_orders, anchor=anchor,
+            )
         order = {"bradley-terry": 0, "pair-success": 0, "elo": 1}
         task_boards.sort(key=lambda board: order[board.method])  # stable: pooled before the roles
         for board in task_boards:
