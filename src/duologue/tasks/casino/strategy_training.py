@@ -98,6 +98,10 @@ def examples_of(dialogues: Sequence[Any]) -> list[Example]:
 # ---------------------------------------------------------------------------- fitting
 
 
+Rows = Sequence[int] | np.ndarray
+"""Example indices: a list, or the index arrays the folds are."""
+
+
 class _Counts:
     """Term counts per example, taken once and shared by every fold."""
 
@@ -105,7 +109,7 @@ class _Counts:
         self.settings = settings
         self.rows = [feature_counts(e.text, e.previous, settings) for e in examples]
 
-    def space(self, rows: Sequence[int]) -> FeatureSpace:
+    def space(self, rows: Rows) -> FeatureSpace:
         """Vocabulary (features in at least `min_df` of these utterances) and smoothed idf."""
         df: dict[str, int] = {}
         for r in rows:
@@ -119,7 +123,7 @@ class _Counts:
         # Round-trip through float32 so the fitted weights match a model read back from its file.
         return FeatureSpace(settings=self.settings, vocabulary={k: i for i, k in enumerate(kept)}, idf=idf.astype(np.float32).astype(np.float64))
 
-    def matrix(self, space: FeatureSpace, rows: Sequence[int]):
+    def matrix(self, space: FeatureSpace, rows: Rows):
         from scipy.sparse import csr_matrix
 
         indptr, indices, data = [0], [], []
@@ -197,32 +201,32 @@ def fit(
     seed: int = DEFAULT_SEED,
     progress: Progress | None = None,
     counts: _Counts | None = None,
-    rows: Sequence[int] | None = None,
+    rows: Rows | None = None,
 ) -> StrategyModel:
     """Fit the tagger on `examples` (or the `rows` of them): thresholds from inner folds, weights from all."""
     counts = counts or _Counts(examples, settings.features)
-    rows = np.arange(len(examples)) if rows is None else np.asarray(rows)
-    chosen = [examples[r] for r in rows]
+    picked = np.arange(len(examples)) if rows is None else np.asarray(rows)
+    chosen = [examples[int(r)] for r in picked]
     Y = targets(chosen)
     inner = dialogue_folds(chosen, settings.inner_folds, seed)
     total = len(inner) + 1
     held_out = np.zeros(Y.shape, dtype=np.float64)
     for f, test in enumerate(inner):
         train = np.setdiff1d(np.arange(len(chosen)), test)
-        space = counts.space(rows[train])
-        weights, bias = _fit_linear(counts.matrix(space, rows[train]), Y[train], settings)
-        held_out[test] = _probabilities(counts.matrix(space, rows[test]), weights, bias)
+        space = counts.space(picked[train])
+        weights, bias = _fit_linear(counts.matrix(space, picked[train]), Y[train], settings)
+        held_out[test] = _probabilities(counts.matrix(space, picked[test]), weights, bias)
         if progress:
             progress("thresholds", f + 1, total)
     thresholds = tune_thresholds(held_out, Y, settings.threshold_grid)
-    space = counts.space(rows)
-    weights, bias = _fit_linear(counts.matrix(space, rows), Y, settings)
+    space = counts.space(picked)
+    weights, bias = _fit_linear(counts.matrix(space, picked), Y, settings)
     if progress:
         progress("final fit", total, total)
     info = {
         "settings": settings.to_json(),
         "seed": seed,
-        "utterances": int(len(rows)),
+        "utterances": int(len(picked)),
         "dialogues": len({e.dialogue for e in chosen}),
     }
     return StrategyModel(space=space, labels=tuple(STRATEGY_LABELS), weights=weights, bias=bias, thresholds=thresholds, info=info)
