@@ -87,3 +87,25 @@ def test_json_schema_names_every_event_kind():
     text = json.dumps(dialogue_json_schema())
     for kind in ("message", "select", "offer", "submit-deal", "walk-away", "system"):
         assert f'"{kind}"' in text
+
+
+def test_a_task_s_own_events_read_back_as_its_classes_in_a_fresh_process(tmp_path):
+    """Reading a stored dialogue imports the registered tasks on the first kind it does not know."""
+    import subprocess
+    import sys
+
+    from duologue.agents import make_agent
+    from duologue.core.episode import play_episode
+    from duologue.tasks import make, task_ids
+
+    own = [t for t in task_ids() if make(t).spec.family == "dealornodeal"]
+    if not own:
+        return
+    task = make(own[0])
+    dialogue = play_episode(task, {p: make_agent("rule", task) for p in task.party_ids}, seed=1)
+    path = tmp_path / "d.json"
+    path.write_text(dialogue.model_dump_json(), encoding="utf-8")
+    code = "import sys; from duologue.core.schema import Dialogue; d = Dialogue.model_validate_json(open(sys.argv[1]).read()); print(sorted({type(e).__name__ for e in d.events}))"
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "GenericEvent" not in out.stdout and "Message" in out.stdout

@@ -9,7 +9,7 @@ Our own models forbid unknown fields: a typo in a field name is an error, not si
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal
 
 from pydantic import (
     BaseModel,
@@ -180,6 +180,12 @@ def register_event(cls: type[EventBase]) -> type[EventBase]:
     return cls
 
 
+ON_UNKNOWN_KIND: list[Callable[[], None]] = []
+"""Run once each when an event of an unregistered kind is read: the task registry puts here a
+function that imports every registered task, so a task's own events read back as its classes even
+when nothing had imported the task yet (a stored dialogue read in a fresh process)."""
+
+
 def _event_kind(value: Any) -> str | None:
     if isinstance(value, dict):
         return value.get("kind")
@@ -189,6 +195,9 @@ def _event_kind(value: Any) -> str | None:
 def _validate_event(value: Any) -> EventBase:
     """Read one event by its `kind` through the registry (unknown kinds become a `GenericEvent`)."""
     kind = _event_kind(value)
+    if isinstance(kind, str):
+        while kind not in EVENT_CLASSES and ON_UNKNOWN_KIND:
+            ON_UNKNOWN_KIND.pop()()
     cls = EVENT_CLASSES.get(kind) if isinstance(kind, str) else None
     if isinstance(value, EventBase) and (cls is None or isinstance(value, cls)):
         return value

@@ -199,3 +199,22 @@ def corpus_names() -> list[str]:
 def annotator(name: str) -> "Annotator":
     """The annotator registered under `name`, e.g. `annotator("acts")`."""
     return _registered(ANNOTATORS, name, "annotator")()
+
+
+def _import_every_task() -> None:
+    """Import every registered task (so their own move and event kinds are registered)."""
+    load_plugins()
+    for task_id, target in list(TASKS.items()):
+        try:
+            load_class(target)
+        except Exception as error:  # noqa: BLE001 - one broken plug-in must not stop reading dialogues
+            log.warning("task %s (%s) could not be imported: %s", task_id, target, error)
+
+
+def _install_event_hook() -> None:
+    from duologue.core import schema
+
+    schema.ON_UNKNOWN_KIND.append(_import_every_task)
+
+
+_install_event_hook()
