@@ -105,12 +105,14 @@ class ActPolicy:
     def __init__(self, strength: float = 4.0, floor: float = 0.02) -> None:
         self.strength = strength
         self.floor = floor
-        self.counts: dict[str, Counter[str]] = defaultdict(Counter)
+        # Weights are real numbers (a table may give fractional counts), so plain float maps, not Counter.
+        self.counts: defaultdict[str, dict[str, float]] = defaultdict(dict)
 
     def add(self, context: Sequence[str], act: str, weight: float = 1.0) -> None:
         """Count one observed act after `context` (at the context and at each of its prefixes)."""
         for length in range(len(context) + 1):
-            self.counts[_key(context[:length])][act] += weight
+            bucket = self.counts[_key(context[:length])]
+            bucket[act] = bucket.get(act, 0.0) + weight
 
     @classmethod
     def from_table(cls, table: Mapping[str, Mapping[str, float]], **options: float) -> "ActPolicy":
@@ -129,7 +131,7 @@ class ActPolicy:
     @property
     def size(self) -> float:
         """How many acts were counted (at the empty context)."""
-        return float(sum(self.counts.get("", Counter()).values()))
+        return float(sum(self.counts.get("", {}).values()))
 
     def distribution(self, context: Sequence[str], allowed: Iterable[str]) -> dict[str, float]:
         """The probability of each allowed act after `context`, renormalised over the allowed acts."""
@@ -141,11 +143,11 @@ class ActPolicy:
             counts = self.counts.get(_key(context[:length]))
             if not counts:
                 continue
-            seen = sum(counts[act] for act in allowed)
+            seen = sum(counts.get(act, 0.0) for act in allowed)
             if seen <= 0:
                 continue
             weight = seen / (seen + self.strength)
-            estimate = {act: weight * counts[act] / seen + (1 - weight) * estimate[act] for act in allowed}
+            estimate = {act: weight * counts.get(act, 0.0) / seen + (1 - weight) * estimate[act] for act in allowed}
         total = sum(estimate.values())
         floored = {act: max(p / total, self.floor) for act, p in estimate.items()}
         norm = sum(floored.values())

@@ -113,7 +113,7 @@ class PersonScript(Agent):
         for kind in observation.legal:
             if kind in LEAVE_KINDS or not _fieldless(self.task, self.party, kind):
                 continue
-            move = actions.BY_KIND[kind]()
+            move = actions.BY_KIND[kind](kind=kind)
             outcome = self._outcome_if(observation, move)
             if outcome.agreed:
                 accept = (move, outcome.scores.get(self.party))
@@ -125,7 +125,7 @@ class PersonScript(Agent):
             return move
         reject = next((k for k in observation.legal if "reject" in k and _fieldless(self.task, self.party, k)), None)
         if reject is not None:
-            return actions.BY_KIND[reject]()
+            return actions.BY_KIND[reject](kind=reject)
         return None
 
     # ------------------------------------------------------------------ the script
@@ -160,7 +160,7 @@ class PersonScript(Agent):
             self.neutral += 1
             return actions.Say(text=line)
         if leave is not None:
-            return actions.BY_KIND[leave]()
+            return actions.BY_KIND[leave](kind=leave)
         return self.task.sample_action(self.party, self.rng)
 
 

@@ -36,7 +36,7 @@ def _walk(a: Any, b: Any, path: str, out: list[str], limit: int) -> None:
     elif isinstance(a, list):
         if len(a) != len(b):
             out.append(f"{path}: expected {len(a)} items, got {len(b)}")
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):  # a length mismatch is reported above
             _walk(x, y, f"{path}[{i}]", out, limit)
     elif a != b:
         out.append(f"{path}: expected {a!r:.80}, got {b!r:.80}")
@@ -65,7 +65,7 @@ def _same_types(a: Any, b: Any) -> bool:
                 return False
         return True
     if isinstance(a, list):
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):  # equal lists have equal lengths
             if not _same_types(x, y):
                 return False
         return True

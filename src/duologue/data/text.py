@@ -38,7 +38,10 @@ import logging
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from nltk.tokenize.destructive import NLTKWordTokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -137,7 +140,7 @@ def _is_dash_rule(pattern: str) -> bool:
     return "\\u2012" in pattern or "\u2012" in pattern
 
 
-def _treebank_word_tokenizer(base: type) -> object:
+def _treebank_word_tokenizer(base: type[NLTKWordTokenizer]) -> NLTKWordTokenizer:
     """NLTK's Treebank-style word tokeniser with the rules it had in NLTK 3.8-3.9.
 
     Built from the installed NLTK's own rule lists, with only the two rules changed in 3.10
