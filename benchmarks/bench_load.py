@@ -515,13 +515,18 @@ def parse_options(argv: list[str] | None = None) -> tuple[Options, list[str], Pa
     return options, configs, args.json
 
 
-def run_sweep(options: Options, configs: list[str], console: Console | None = None) -> list[Result]:
-    """Every configuration at every level (at least `level` dialogues each), ratios per level."""
+def run_sweep(options: Options, configs: list[str], console: Console | None = None, done: Callable[[list[Result]], None] | None = None) -> list[Result]:
+    """Every configuration at every level (at least `level` dialogues each), ratios per level;
+    `done` hears the results so far after each one (a long sweep keeps what it measured)."""
     results: list[Result] = []
     for level in options.sweep or [options.concurrent]:
         at_level = replace(options, concurrent=level, dialogues=max(options.dialogues, level))
-        row = [run_configuration(config, at_level, console) for config in configs]
-        add_ratios(row)
+        row: list[Result] = []
+        for config in configs:
+            row.append(run_configuration(config, at_level, console))
+            add_ratios(row)
+            if done is not None:
+                done(results + row)
         results.extend(row)
     return results
 
@@ -534,7 +539,14 @@ def main(argv: list[str] | None = None) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    results = run_sweep(options, configs, console)
+
+    def done(so_far: list[Result]) -> None:
+        last = so_far[-1]
+        console.print(f"{last.config} @ {last.concurrent}: {last.finished}/{last.requested} finished, p95 {last.latency_ms.get('p95')} ms, {last.dialogues_per_second} dialogues/s, {last.errors} errors, {last.lost} lost, {last.duplicated} duplicated", highlight=False)
+        if json_out is not None:
+            write_json(json_out, options, so_far)
+
+    results = run_sweep(options, configs, console, done)
     console.print(results_table(results, options))
     if len(options.sweep) > 1:
         console.print(crossings_table(results, options.target_p95_ms))
@@ -542,9 +554,13 @@ def main(argv: list[str] | None = None) -> None:
         for sample in r.error_samples[:5]:
             console.print(f"[yellow]{r.config} @ {r.concurrent}[/]: {sample}", highlight=False)
     if json_out is not None:
-        payload = {"options": asdict(options), "results": [asdict(r) for r in results], "crossings": crossings(results, options.target_p95_ms), "machine": {"cpus": os.cpu_count()}}
-        json_out.write_text(json.dumps(payload, indent=2))
+        write_json(json_out, options, results)
         console.print(f"wrote {json_out}")
+
+
+def write_json(path: Path, options: Options, results: list[Result]) -> None:
+    payload = {"options": asdict(options), "results": [asdict(r) for r in results], "crossings": crossings(results, options.target_p95_ms), "machine": {"cpus": os.cpu_count()}}
+    path.write_text(json.dumps(payload, indent=2))
 
 
 if __name__ == "__main__":
