@@ -119,12 +119,12 @@ class RatingJobs:
             record = RatableDialogue.model_validate(dialogue)
             self.add_dialogue(record.dialogue_id, record.participants, record.finished_at)
         for assignment in assignments:
-            record = Assignment.model_validate(assignment)
-            if record.dialogue_id not in self._dialogues:
-                raise UnknownJob(f"assignment of rater {record.rater_id!r} names unknown dialogue {record.dialogue_id!r}")
-            if (record.dialogue_id, record.rater_id) in self._assignments:
-                raise RatingJobError(f"rater {record.rater_id!r} has two assignments for dialogue {record.dialogue_id!r}")
-            self._store(record)
+            given = Assignment.model_validate(assignment)
+            if given.dialogue_id not in self._dialogues:
+                raise UnknownJob(f"assignment of rater {given.rater_id!r} names unknown dialogue {given.dialogue_id!r}")
+            if (given.dialogue_id, given.rater_id) in self._assignments:
+                raise RatingJobError(f"rater {given.rater_id!r} has two assignments for dialogue {given.dialogue_id!r}")
+            self._store(given)
 
     # ------------------------------------------------------------------ dialogues
 
