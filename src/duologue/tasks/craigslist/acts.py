@@ -130,7 +130,7 @@ class ActTracker:
     def read(self, event: Event) -> Act | None:
         """The act of the next event (None for events that are not moves of the bargaining)."""
         speaker = event.party
-        if speaker not in self.sides:
+        if speaker is None or speaker not in self.sides:
             act = None
         elif isinstance(event, Message):
             act = self._read_message(speaker, event.text)
@@ -140,7 +140,7 @@ class ActTracker:
             act = Act(_META_EVENTS[type(event)], priced=False)
         else:
             act = None
-        if act is not None:
+        if act is not None and speaker is not None:  # only a known speaker's move has an act
             if act.price is not None:
                 self.sides[speaker].price = act.price
                 self.current_price = act.price
@@ -250,10 +250,10 @@ class ActAnnotator(Annotator):
                     message_pairs.append((gold, predicted))
             for index, gold in gold_prices.items():
                 act = acts[index] if index < len(acts) else None
-                predicted = act.price if act is not None else None
-                price_pairs.append((gold, predicted))
+                predicted_price = act.price if act is not None else None
+                price_pairs.append((gold, predicted_price))
                 if isinstance(dialogue.events[index], Message):
-                    message_price_pairs.append((gold, predicted))
+                    message_price_pairs.append((gold, predicted_price))
         if not pairs and not price_pairs:
             return None
         per_label, summary = label_scores((frozenset([g]), frozenset([p])) for g, p in pairs)

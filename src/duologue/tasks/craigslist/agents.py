@@ -151,7 +151,8 @@ class CraigslistRuleAgent(Agent):
         self.seller = self.role == "seller"
         listing = public.get("listing_price") or item.get("price") or private.get("target") or 1
         self.listing = float(listing)
-        self.target = float(private.get("target") if private.get("target") is not None else self.listing)
+        target = private.get("target")
+        self.target = float(target) if target is not None else self.listing
         self.title = str(public.get("title") or item.get("title") or "item")
         self.category = str(public.get("category") or item.get("category") or "")
         self.description = [line for line in (item.get("description") or []) if isinstance(line, str) and line.strip()]

@@ -75,7 +75,7 @@ import hashlib
 import json
 import math
 from collections import Counter
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, TypeGuard
 
 import orjson
 
@@ -243,7 +243,7 @@ def _copy_json(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     """A finite number a float can hold (an integer beyond the float range is not one: 10**400)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
@@ -557,7 +557,7 @@ def _check_metadata(metadata: Any, path: str, checker: Checker) -> None:
 
 
 
-def _finite(value: Any) -> bool:
+def _finite(value: Any) -> TypeGuard[int | float]:
     """An int or a finite float (not a boolean); an int too large for a float is not, as in `check`."""
     kind = type(value)
     if kind is float:
@@ -739,6 +739,7 @@ def _cocoa_to_dialogue(record: Mapping[str, Any], *, file: str | None, index: in
     if fields:
         extra["fields"] = fields
 
+    outcome = _build_outcome(events, private)
     dialogue = _DIALOGUE(
         id=record["uuid"],
         task="craigslist",
@@ -746,13 +747,13 @@ def _cocoa_to_dialogue(record: Mapping[str, Any], *, file: str | None, index: in
         scenario=_SCENARIO(id=scenario["uuid"], public=public, private=private),
         parties=parties,
         events=events,
-        outcome=_build_outcome(events, private),
+        outcome=outcome,
         annotations=annotations,
         source=_SOURCE(corpus="craigslist", shape="cocoa", file=file, index=index, extra=extra),
     )
     native_outcome = record["outcome"]
     if not _same(native_outcome, _cocoa_outcome(dialogue)):
-        dialogue.outcome.extra["native"] = _copy_json(native_outcome)
+        outcome.extra["native"] = _copy_json(native_outcome)
     return dialogue
 
 

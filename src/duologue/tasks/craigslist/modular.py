@@ -178,7 +178,7 @@ def act_sequence(dialogue: Dialogue) -> list[tuple[tuple[str, str, str, str], st
     last_act: dict[str, str] = {}
     last_price: dict[str, float] = {}
     pairs = []
-    for event, (act, price) in zip(dialogue.events, labelled_acts(dialogue)):
+    for event, (act, price) in zip(dialogue.events, labelled_acts(dialogue), strict=True):  # one label per event
         speaker = event.party
         if speaker not in roles or act is None or roles[speaker] not in ("buyer", "seller"):
             continue
@@ -300,10 +300,10 @@ def build_index(dialogues: Sequence[Dialogue]) -> tuple[UtteranceIndex, dict[str
         last_price: dict[str, float] = {}
         last_text: dict[str, str] = {}
         last_act: dict[str, str] = {}
-        for event, (act, price) in zip(dialogue.events, labelled_acts(dialogue)):
+        for event, (act, price) in zip(dialogue.events, labelled_acts(dialogue), strict=True):  # one label per event
             speaker = event.party
             partner = next((p for p in roles if p != speaker), None)
-            if isinstance(event, Message) and act is not None and roles.get(speaker) in ("buyer", "seller"):
+            if isinstance(event, Message) and act is not None and speaker is not None and roles.get(speaker) in ("buyer", "seller"):
                 counts["messages"] += 1
                 template = message_template(
                     event.text, price=price, partner_price=last_price.get(partner) if partner else None, listing_price=listing, banned=words
@@ -370,7 +370,8 @@ class CraigslistModularAgent(ModularAgent):
     def _last_acts(self, observation: Observation) -> tuple[str, str]:
         """(partner's last act, my last act), as the act tracker read them."""
         partner_act = my_act = START
-        for event, act in zip(observation.transcript, self.planner.acts.history):
+        # The tracker's history is a prefix of the transcript (it may not have read the newest events yet).
+        for event, act in zip(observation.transcript, self.planner.acts.history, strict=False):
             if act is None:
                 continue
             if event.party == self.party:

@@ -391,7 +391,8 @@ def _word_mentions(text: str) -> list[PriceMention]:
             continue
         span_end = end
         if marked and after and after[0] in CURRENCY_AFTER:
-            span_end = end + re.match(r"\s*\w+", text[end:]).end()
+            currency = re.match(r"\s*\w+", text[end:])  # the currency word checked just above
+            span_end = end + (currency.end() if currency else 0)
         found.append(
             PriceMention(
                 value=value, text=text[start:span_end], start=start, end=span_end, marked=marked,

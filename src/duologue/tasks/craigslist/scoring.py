@@ -124,7 +124,7 @@ def rl_reward(
         return {role: NO_DEAL_REWARD for role in ROLES}
     if kind == "length":
         return {role: length_reward(event_count) for role in ROLES}
-    margins = {role: utility(price, role, seller_target=seller_target, buyer_target=buyer_target) for role in ROLES}
+    margins: dict[str, float] = {role: utility(price, role, seller_target=seller_target, buyer_target=buyer_target) for role in ROLES}
     if kind == "margin":
         return margins
     if kind == "fair":
