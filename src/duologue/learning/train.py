@@ -91,16 +91,16 @@ def train(
         raise ValueError(f"unknown reward {config.reward!r}: choose one of {', '.join(REWARDS)}")
     torch.manual_seed(config.seed)
     meta = {"task": config.task, "base": config.base, "reward": config.reward, "partner": config.partner, "seed": config.seed}
-    policy = CoarsePolicy.fresh(supervised_acts(config), **meta)
+    ckpt = checkpoint_path(out, run_dir)
+    ckpt.parent.mkdir(parents=True, exist_ok=True)
+    saved = torch.load(ckpt, weights_only=False) if resume and ckpt.exists() else None
+    policy = CoarsePolicy.fresh(saved["acts"] if saved is not None and "acts" in saved else supervised_acts(config), **meta)
     weights = torch.zeros(policy.weights.shape, requires_grad=True)
     bias = torch.zeros(policy.bias.shape, requires_grad=True)
     optimizer = torch.optim.Adam([weights, bias], lr=config.lr)
     state = {"done": 0, "baseline": None, "spread": 1.0, "curve": []}
-    ckpt = checkpoint_path(out, run_dir)
-    ckpt.parent.mkdir(parents=True, exist_ok=True)
-    if resume and ckpt.exists():
-        saved = torch.load(ckpt, weights_only=False)
-        if saved["config"] != config.model_dump():
+    if saved is not None:
+        if {**saved["config"], "episodes": 0} != {**config.model_dump(), "episodes": 0}:  # more or fewer episodes: the same run
             raise ValueError(f"{ckpt} belongs to another run ({saved['config']}); remove it or pass another --out")
         with torch.no_grad():
             weights.copy_(saved["weights"])
@@ -140,7 +140,7 @@ def train(
         state["curve"] = [p.model_dump() for p in curve]
         policy = CoarsePolicy(policy.acts, weights.detach().numpy().copy(), bias.detach().numpy().copy(), {**meta, "episodes": state["done"]})
         out.parent.mkdir(parents=True, exist_ok=True)
-        torch.save({"config": config.model_dump(), "weights": weights.detach().clone(), "bias": bias.detach().clone(), "optimizer": optimizer.state_dict(), "state": state}, ckpt)
+        torch.save({"config": config.model_dump(), "acts": policy.acts, "weights": weights.detach().clone(), "bias": bias.detach().clone(), "optimizer": optimizer.state_dict(), "state": state}, ckpt)
         if progress:
             progress(state["done"], config.episodes, point)
     policy = CoarsePolicy(policy.acts, weights.detach().numpy().copy(), bias.detach().numpy().copy(), {**meta, "episodes": state["done"]})
