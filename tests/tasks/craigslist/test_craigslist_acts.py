@@ -232,4 +232,4 @@ def test_the_rule_agent_follows_its_partners_acts():
     for agent in agents.values():
         seen = [act.intent if act else None for act in agent.acts.history]
         assert seen and seen == expected[: len(seen)]
-        assert agent.last_reading.act == next(act for act, event in zip(reversed(seen), reversed(dialogue.events[: len(seen)])) if isinstance(event, Message) and event.party != agent.party)
+        assert agent.last_reading.act == next(act for act, event in zip(reversed(seen), reversed(dialogue.events[: len(seen)]), strict=True) if isinstance(event, Message) and event.party != agent.party)

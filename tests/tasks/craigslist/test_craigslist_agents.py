@@ -209,7 +209,7 @@ def test_rule_vs_random_finishes():
     task = make("craigslist-v0")
     for seed in range(30):
         for pair in (("rule", "random"), ("random", "rule")):
-            agents = {p: make_agent(spec, task) for p, spec in zip(task.party_ids, pair)}
+            agents = {p: make_agent(spec, task) for p, spec in zip(task.party_ids, pair, strict=True)}
             dialogue = play_episode(task, agents, seed=seed)
             assert dialogue.outcome is not None
             assert dialogue.meta["illegal_actions"] == {"0": 0, "1": 0}

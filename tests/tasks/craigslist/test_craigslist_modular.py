@@ -44,7 +44,7 @@ def play(specs, episodes, *, seed=0, **options):
     out = []
     for n in range(episodes):
         task = CraigslistTask(**options)
-        agents = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, specs)}
+        agents = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, specs, strict=True)}
         out.append((play_episode(task, agents, seed=seed + n), agents))
     return out
 
@@ -68,9 +68,9 @@ def check_limits(dialogue, party):
 def check_words_fit(dialogue, party, agent):
     """Every reply the agent says fitting its act is read so by the act parser in the real dialogue, with its price."""
     acts = dialogue_acts(dialogue)
-    mine = [(event, act) for event, act in zip(dialogue.events, acts) if isinstance(event, Message) and event.party == party]
+    mine = [(event, act) for event, act in zip(dialogue.events, acts, strict=True) if isinstance(event, Message) and event.party == party]
     assert len(mine) == len(agent.generated)
-    for (event, act), record in zip(mine, agent.generated):
+    for (event, act), record in zip(mine, agent.generated, strict=True):
         assert event.text == record.text
         if record.fits:
             assert act.intent == record.act, (event.text, act, record)
