@@ -31,7 +31,7 @@ def play_many(specs, episodes, seed=0):
     task = make("casino-v0")
     out = []
     for n in range(episodes):
-        agents = {p: make_agent(s, task) for p, s in zip(task.party_ids, specs)}
+        agents = {p: make_agent(s, task) for p, s in zip(task.party_ids, specs, strict=True)}
         out.append((play_episode(task, agents, seed=seed + n), task))
     return out
 

@@ -74,7 +74,7 @@ def test_each_broken_record_has_exactly_its_problems(broken):
         problems = FMT.check(record)
         expected = EXPECTED[label(record, index)]
         assert len(problems) == len(expected), (label(record, index), [str(p) for p in problems])
-        for problem, (path, words) in zip(problems, expected):
+        for problem, (path, words) in zip(problems, expected, strict=True):
             assert problem.path == path, (label(record, index), str(problem))
             assert words in problem.reason, (label(record, index), str(problem))
 

@@ -36,7 +36,7 @@ def play(specs, episodes, *, seed=0):
     out = []
     for n in range(episodes):
         task = make("casino-v0")
-        agents = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, specs)}
+        agents = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, specs, strict=True)}
         out.append((play_episode(task, agents, seed=seed + n), agents))
     return out
 
@@ -50,7 +50,7 @@ def check_game(dialogue, party, agent):
     assert [e.text for e in said] == [r.text for r in agent.generated]
     proposals = [r for r in agent.generated if r.act == "propose"]
     assert len(proposals) == len(agent.proposed)
-    for record, split in zip(proposals, agent.proposed):
+    for record, split in zip(proposals, agent.proposed, strict=True):
         assert read(record.text).complete_proposal == split, (record.text, split)  # the words say the planned split
     for record in agent.generated:
         reading = read(record.text)
@@ -147,7 +147,7 @@ def test_proposal_templates_round_trip_under_any_issue_mapping():
     assert set(roles.values()) == {"mine:Water", "mine:Food", "theirs:Firewood"}
     rng = random.Random(0)
     for mapping_order in [("Food", "Water", "Firewood"), ("Firewood", "Food", "Water"), ("Water", "Firewood", "Food")]:
-        mapping = dict(zip(ISSUES, mapping_order))
+        mapping = dict(zip(ISSUES, mapping_order, strict=True))
         mine = {mapping[i]: split[i] for i in ISSUES}
         assert read(render_proposal(template, roles, mine, mapping, rng)).complete_proposal == mine
     mine = {"Food": 3, "Water": 0, "Firewood": 1}

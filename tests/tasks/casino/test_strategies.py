@@ -71,7 +71,7 @@ def test_tfidf_row_by_hand():
     settings = FeatureSettings(word_ngrams=(1, 1), char_ngrams=(9, 9), previous_words=False, block_weights=(1.0, 1.0, 0.0))
     space = FeatureSpace(settings=settings, vocabulary={"w:food": 0, "w:need": 1}, idf=np.array([2.0, 1.0]))
     columns, values = space.row("need food food, unknown", None)
-    by_column = dict(zip(columns.tolist(), values.tolist()))
+    by_column = dict(zip(columns.tolist(), values.tolist(), strict=True))
     food, need = (1 + math.log(2)) * 2.0, 1.0  # sublinear tf x idf
     norm = math.hypot(food, need)
     assert by_column == pytest.approx({0: food / norm, 1: need / norm})
@@ -99,7 +99,7 @@ def test_folds_group_whole_dialogues_and_depend_on_the_seed(sample):
     dialogues = [{examples[i].dialogue for i in fold} for fold in folds]
     assert all(not (a & b) for k, a in enumerate(dialogues) for b in dialogues[k + 1 :])
     assert [f.tolist() for f in dialogue_folds(examples, 3, seed=0)] == [f.tolist() for f in folds]
-    assert any(a.tolist() != b.tolist() for a, b in zip(dialogue_folds(examples, 3, seed=1), folds))
+    assert any(a.tolist() != b.tolist() for a, b in zip(dialogue_folds(examples, 3, seed=1), folds, strict=True))
 
 
 def test_examples_pair_each_labelled_message_with_the_message_before(sample):

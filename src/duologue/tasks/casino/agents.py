@@ -407,11 +407,17 @@ class CasinoRuleAgent(Agent):
 
     def _pick(self, rows: list[tuple[dict[str, int], int, float]], *, by_partner_first: bool) -> tuple[dict[str, int], int, float]:
         """The row best for the partner then me (or me then the partner); ties broken with the agent's RNG."""
-        first, second = (2, 1) if by_partner_first else (1, 2)
-        top = max(r[first] for r in rows)
-        rows = [r for r in rows if r[first] >= top - 1e-9]
-        top = max(r[second] for r in rows)
-        return self.rng.choice([r for r in rows if r[second] >= top - 1e-9])
+        def mine(row: tuple[dict[str, int], int, float]) -> float:
+            return row[1]
+
+        def partner(row: tuple[dict[str, int], int, float]) -> float:
+            return row[2]
+
+        first, second = (partner, mine) if by_partner_first else (mine, partner)
+        top = max(first(r) for r in rows)
+        rows = [r for r in rows if first(r) >= top - 1e-9]
+        top = max(second(r) for r in rows)
+        return self.rng.choice([r for r in rows if second(r) >= top - 1e-9])
 
     def _complete(self, share: dict[str, int | None]) -> dict[str, int]:
         """Fill the issues a proposal left open with the split fairest under the belief."""

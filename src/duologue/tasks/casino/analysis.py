@@ -129,13 +129,13 @@ def _strategy_counts(dialogues: Sequence[Dialogue]) -> tuple[pd.DataFrame, Count
     in_dialogues: Counter[str] = Counter()
     annotated_utterances = 0
     for dialogue in dialogues:
-        layer = [a for a in dialogue.annotations_of(STRATEGY_LAYER) if a.event is not None]
+        layer = [(a.event, a) for a in dialogue.annotations_of(STRATEGY_LAYER) if a.event is not None]
         if not layer:
             continue
         per_party: dict[str, Counter[str]] = {p.id: Counter() for p in dialogue.parties}
         used: set[str] = set()
-        for annotation in layer:
-            event = dialogue.events[annotation.event]
+        for index, annotation in layer:
+            event = dialogue.events[index]
             if not isinstance(event, Message) or event.party not in per_party:
                 continue
             annotated_utterances += 1

@@ -861,7 +861,8 @@ def _entry(event, ours: bool) -> dict[str, Any] | None:
 
 def _participant(dialogue: Dialogue, party: Party, ours: bool, reason_order: list[str] | None = None) -> dict[str, Any]:
     view = dialogue.scenario.private.get(party.id, {})
-    stored = view.get("value2issue") if isinstance(view.get("value2issue"), Mapping) else {}
+    native = view.get("value2issue")
+    stored: Mapping[str, str] = native if isinstance(native, Mapping) else {}
     priorities = view.get("priorities") or priorities_from_value2issue(stored)
     issue_of = {level: issue for issue, level in priorities.items()}
     order = list(stored) if sorted(stored) == sorted(PRIORITY_LEVELS) else list(PRIORITY_LEVELS)
@@ -908,8 +909,8 @@ def _native_annotations(dialogue: Dialogue) -> list[list[str]]:
     for annotation in dialogue.annotations_of(STRATEGY_LAYER):
         if isinstance(annotation.value, Mapping) and isinstance(annotation.value.get("utterance"), str):
             utterance = annotation.value["utterance"]
-        elif annotation.event is not None and isinstance(dialogue.events[annotation.event], Message):
-            utterance = dialogue.events[annotation.event].text
+        elif annotation.event is not None and isinstance(event := dialogue.events[annotation.event], Message):
+            utterance = event.text
         else:
             continue
         native = annotation.value.get("labels") if isinstance(annotation.value, Mapping) else None

@@ -235,7 +235,7 @@ def act_sequence(dialogue: Dialogue) -> list[tuple[tuple[str, str, str], str]]:
         return []
     last: dict[str, str] = {}
     pairs = []
-    for index, (event, act) in enumerate(zip(dialogue.events, acts)):
+    for index, (event, act) in enumerate(zip(dialogue.events, acts, strict=True)):  # one act per event
         speaker = event.party
         if speaker is None:
             continue
@@ -371,11 +371,12 @@ def build_index(dialogues: Sequence[Dialogue]) -> tuple[UtteranceIndex, dict[str
                         if index.add("propose", template, {"roles": _roles_tag(roles)}):
                             counts["proposals indexed"] += 1
                 continue
-            if acts is None or acts[position] is None or acts[position] == "propose":
+            act = acts[position] if acts is not None else None
+            if act is None or act == "propose":
                 continue
             if reading.proposal is not None or re.search(r"\d", text):
                 continue  # a partial split or other numbers: tied to its own dialogue
-            if index.add(acts[position], escape_braces(text), level_tags(issues_in(text), priorities)):
+            if index.add(act, escape_braces(text), level_tags(issues_in(text), priorities)):
                 counts["indexed"] += 1
     return index, dict(counts)
 
@@ -452,7 +453,8 @@ class CasinoModularAgent(ModularAgent):
 
     def context(self, observation: Observation) -> tuple[str, str, str]:
         partner_act = my_act = START
-        for event, act in zip(observation.transcript, self.acts_seen):
+        # The acts seen are a prefix of the transcript (they cover the events parsed so far).
+        for event, act in zip(observation.transcript, self.acts_seen, strict=False):
             if act is None:
                 continue
             if event.party == self.party:

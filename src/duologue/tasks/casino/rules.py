@@ -90,9 +90,10 @@ def split_problems(mine: Share, theirs: Share) -> list[str]:
             problems.append(f"{name} must name exactly the issues {list(ISSUES)}, got {list(share)}")
     for issue in ISSUES:
         counts = [share.get(issue) for share in (mine, theirs)]
-        if any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= PACKAGES_PER_ISSUE for c in counts):
+        whole = [c for c in counts if isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= PACKAGES_PER_ISSUE]
+        if len(whole) != len(counts):
             problems.append(f"{issue}: counts must be whole numbers 0..{PACKAGES_PER_ISSUE}, got {counts}")
-        elif sum(counts) != PACKAGES_PER_ISSUE:
+        elif sum(whole) != PACKAGES_PER_ISSUE:
             problems.append(f"{issue}: {counts[0]} + {counts[1]} packages do not add up to {PACKAGES_PER_ISSUE}")
     return problems
 

@@ -195,7 +195,7 @@ class StrategyModel:
         """(utterances, labels) probabilities of each label."""
         previous = previous if previous is not None else [None] * len(texts)
         logits = np.empty((len(texts), len(self.labels)), dtype=np.float64)
-        for i, (text, before) in enumerate(zip(texts, previous)):
+        for i, (text, before) in enumerate(zip(texts, previous, strict=True)):  # one previous utterance per text
             columns, values = self.space.row(text, before)
             logits[i] = values @ self.weights[columns] + self.bias if len(columns) else self.bias
         return 1.0 / (1.0 + np.exp(-logits))
@@ -234,7 +234,7 @@ def decide(probabilities: np.ndarray, thresholds: np.ndarray, labels: Sequence[s
     """Labels at or above their threshold; when none is, the single label with the highest p / threshold."""
     out: list[list[str]] = []
     above = probabilities >= thresholds
-    for row, hits in zip(probabilities, above):
+    for row, hits in zip(probabilities, above, strict=True):
         chosen = [labels[int(k)] for k in np.flatnonzero(hits)]
         if not chosen:
             chosen = [labels[int(np.argmax(row / thresholds))]]
@@ -351,7 +351,7 @@ class StrategyAnnotator(Annotator):
                 value={label: round(float(p), 3) for label, p in zip(self.model.labels, row, strict=True)},
                 source=self.source,
             )
-            for (index, _, _), labels, row in zip(contexts, decided, probabilities)
+            for (index, _, _), labels, row in zip(contexts, decided, probabilities, strict=True)
         ]
 
     def evaluate(self, dialogues: Sequence[Dialogue]) -> Evaluation | None:

@@ -280,14 +280,14 @@ def cross_validate(
         probabilities = _probabilities(counts.matrix(model.space, test), model.weights, model.bias)
         labels = decide(probabilities, model.thresholds, model.labels)
         pairs = []
-        for r, chosen in zip(test, labels):
+        for r, chosen in zip(test, labels, strict=True):  # one decision per test row
             predicted[r] = frozenset(chosen)
             pairs.append((examples[r].labels, frozenset(chosen)))
         scores, summary = label_scores(pairs)
         per_fold.append({**{label: scores[label].f1 for label in scores}, **summary})
         if progress:
             progress("cross-validation", f + 1, folds)
-    pairs = [(e.labels, p) for e, p in zip(examples, predicted) if p is not None]
+    pairs = [(e.labels, p) for e, p in zip(examples, predicted, strict=True) if p is not None]
     pooled, pooled_metrics = label_scores(pairs)
     by_dialogue: dict[str, list[int]] = {}
     for i, e in enumerate(examples):
