@@ -182,7 +182,7 @@ def test_hf_parquet_rows_read_and_write_back(fixtures, tmp_path):
     result = read_corpus(FMT, path)
     assert result.problems == [] and len(result.dialogues) == len(records)
     assert {d.split for d in result.dialogues} == {"valid"}
-    for record, dialogue in zip(records, result.dialogues):
+    for record, dialogue in zip(records, result.dialogues, strict=True):
         assert record_differences(record, FMT.from_dialogue(dialogue)) == []
 
 

@@ -377,11 +377,11 @@ class MutualFriendsRuleAgent(Agent):
             attributes = {m.attribute for m in negated}
             if positive:  # "my brandon isn't an evening person": that combination is absent
                 for m in negated:
-                    pattern = {p.attribute: {e[1] for e in self._mine(p)} for p in positive}
+                    pattern: Pattern = {p.attribute: {e[1] for e in self._mine(p)} for p in positive}
                     pattern.setdefault(m.attribute, set()).update(e[1] for e in self._mine(m))
                     self._shift_pattern(pattern, KILL / 2)
             elif len(attributes) > 1:  # "nobody at Google in the morning": the conjunction is absent
-                pattern: Pattern = {}
+                pattern = {}
                 for m in negated:
                     pattern.setdefault(m.attribute, set()).update(e[1] for e in self._mine(m))
                 self._shift_pattern(pattern)
@@ -391,10 +391,10 @@ class MutualFriendsRuleAgent(Agent):
                     for entity in entities:
                         self._cut_entity(entity, KILL if len(entities) == 1 else KILL / 4)
 
-        for attribute, values in parse.exhaustive.items():
+        for attribute, listed in parse.exhaustive.items():
             if attribute in self.attributes:
                 for i, friend in enumerate(self.friends):
-                    if str(friend.get(attribute)) not in values:
+                    if str(friend.get(attribute)) not in listed:
                         self.bonus[i] += KILL
 
         for mention in parse.positives:
@@ -418,7 +418,7 @@ class MutualFriendsRuleAgent(Agent):
                 self.pending_absent.append(entities[0])
 
         for group in parse.groups():
-            pattern: Pattern = {}
+            pattern = {}
             for mention in group:
                 for attribute, value in self._mine(mention):
                     pattern.setdefault(attribute, set()).add(value)
@@ -567,8 +567,8 @@ class MutualFriendsRuleAgent(Agent):
             self.last_question = question
             items = list(question.items())
             if len(items) == 1:
-                attribute, values = items[0]
-                value = next(iter(values))
+                attribute, asked = items[0]
+                value = next(iter(asked))
                 if shared is None:
                     said.append(self._inform_heaviest(living, exclude=attribute))
                 said.append(speaker.pick(ASK_ONE, p=speaker.verb(attribute, value, True), s=speaker.verb(attribute, value, False)))

@@ -210,7 +210,7 @@ def _quick_cocoa_events(events: Any) -> list[tuple[int, dict[str, Any]]] | None:
 def _quick_pair(names: Any, values: Any) -> dict[str, Any] | None:
     if type(names) is not list or type(values) is not list or len(names) != len(values) or not _all_strings(names) or not _all_strings(values):
         return None
-    friend = dict(zip(names, values))
+    friend = dict(zip(names, values, strict=True))  # lengths checked above
     return friend if len(friend) == len(names) else None
 
 
@@ -249,10 +249,11 @@ def _quick_hf_events(events: Any) -> list[tuple[int, dict[str, Any]]] | None:
     if type(selects) is not dict:
         return None
     columns += [selects.get("attributes"), selects.get("values")]
-    if not all(type(column) is list for column in columns) or len({len(column) for column in columns}) != 1:
+    lists = [column for column in columns if type(column) is list]
+    if len(lists) != len(columns) or len({len(column) for column in lists}) != 1:
         return None
     selections = []
-    for action, start, message, agent, time, names, values in zip(*columns):
+    for action, start, message, agent, time, names, values in zip(*lists, strict=True):  # lengths checked above
         if type(agent) is not int or agent not in (0, 1) or type(message) is not str:
             return None
         if not _quick_time(time, numeric_only=True) or not _quick_time(start, numeric_only=True):
@@ -399,10 +400,10 @@ class MutualFriendsFormat(CorpusFormat):
                 names.append(name)
         return names if complete else None
 
-    def _check_cocoa_kbs(self, kbs: list[Any], c: Checker) -> list[list[tuple[str, dict[str, Any]]] | None]:
+    def _check_cocoa_kbs(self, kbs: list[Any], c: Checker) -> list[list[tuple[str, dict[str, Any] | None]] | None]:
         if len(kbs) != 2:
             c.fail("$.scenario.kbs", f"expected 2 friend lists (one per party), got {len(kbs)}")
-        checked: list[list[tuple[str, dict[str, Any]]] | None] = []
+        checked: list[list[tuple[str, dict[str, Any] | None]] | None] = []
         for k, kb in enumerate(kbs[:2]):
             path = f"$.scenario.kbs[{k}]"
             if not isinstance(kb, list):
@@ -509,10 +510,10 @@ class MutualFriendsFormat(CorpusFormat):
                 c.fail(f"$.scenario_attributes.name[{i}]", f"attribute {name!r} is listed twice")
         return list(dict.fromkeys(names))
 
-    def _check_hf_kbs(self, kbs: list[Any], c: Checker) -> list[list[tuple[str, dict[str, Any]]] | None]:
+    def _check_hf_kbs(self, kbs: list[Any], c: Checker) -> list[list[tuple[str, dict[str, Any] | None]] | None]:
         if len(kbs) != 2:
             c.fail("$.scenario_kbs", f"expected 2 friend lists (one per party), got {len(kbs)}")
-        checked: list[list[tuple[str, dict[str, Any]]] | None] = []
+        checked: list[list[tuple[str, dict[str, Any] | None]] | None] = []
         for k, kb in enumerate(kbs[:2]):
             path = f"$.scenario_kbs[{k}]"
             if not isinstance(kb, list):
@@ -556,7 +557,7 @@ class MutualFriendsFormat(CorpusFormat):
             if name in names[:j]:
                 c.fail(f"{names_path}[{j}]", f"attribute {name!r} appears twice in one friend")
                 return None
-        return dict(zip(names, values))
+        return dict(zip(names, values, strict=True))
 
     def _check_hf_events(self, events: Mapping[str, Any], view: _View, c: Checker) -> None:
         columns: dict[str, list[Any]] = {}
@@ -672,10 +673,14 @@ class MutualFriendsFormat(CorpusFormat):
                     c.fail(friend_path, f"friend lacks the scenario attribute(s) {missing}")
                 if extra:
                     c.fail(friend_path, f"friend has attribute(s) {extra} that the scenario does not list {view.attribute_names}")
-        readable = len(view.kbs) == 2 and all(kb is not None and all(f is not None for _, f in kb) for kb in view.kbs)
-        if not readable:
+        if len(view.kbs) != 2:
             return  # comparing half-read lists would report problems that are not there
-        lists = [[f for _, f in kb] for kb in view.kbs]  # type: ignore[union-attr]
+        lists: list[list[dict[str, Any]]] = []
+        for kb in view.kbs:
+            friends_read = [f for _, f in kb if f is not None] if kb is not None else []
+            if kb is None or len(friends_read) != len(kb):
+                return  # as above: a list with an unreadable friend is not compared
+            lists.append(friends_read)
         shared = rules.shared_friends(lists[0], lists[1])
         if len(shared) != 1:
             listed = f": {shared}" if shared else ""
@@ -758,7 +763,7 @@ class MutualFriendsFormat(CorpusFormat):
         column_names = list(columns)
         count = len(columns["name"])
         attributes = [{column: columns[column][i] for column in column_names} for i in range(count)]
-        kbs = [[dict(zip(names, values)) for names, values in kb] for kb in record["scenario_kbs"]]
+        kbs = [[dict(zip(names, values, strict=True)) for names, values in kb] for kb in record["scenario_kbs"]]
         ev = record["events"]
         events: list[Message | Select] = []
         for i, action in enumerate(ev["actions"]):
@@ -771,7 +776,7 @@ class MutualFriendsFormat(CorpusFormat):
             if not _identical(ev["start_times"][i], HF_NO_START_TIME):
                 extra["start_time"] = ev["start_times"][i]
             if action == "select":
-                item = dict(zip(ev["data_selects"]["attributes"][i], ev["data_selects"]["values"][i]))
+                item = dict(zip(ev["data_selects"]["attributes"][i], ev["data_selects"]["values"][i], strict=True))
                 events.append(_SELECT(party=party, time=time, item=item, extra=extra))
             else:
                 events.append(_MESSAGE(party=party, time=time, text=ev["data_messages"][i], extra=extra))

@@ -222,6 +222,8 @@ def _by_event(annotations: Iterable[Annotation]) -> dict[int, dict[tuple[str, st
     """Event -> (attribute, value) -> (negated, character span); a value said twice is negated if either says so."""
     found: dict[int, dict[tuple[str, str], tuple[bool, tuple[int, int] | None]]] = {}
     for annotation in annotations:
+        if annotation.event is None:
+            continue  # a mention belongs to an event
         mentions = found.setdefault(annotation.event, {})
         data = annotation.value if isinstance(annotation.value, dict) else {}
         attribute = str(data.get("attribute", ""))

@@ -121,9 +121,9 @@ def generate(
 
     mutual: dict[str, str] = {}
     for attribute in attributes:
-        joint = [p * q for p, q in zip(distributions[0][attribute], distributions[1][attribute])]
+        joint = [p * q for p, q in zip(distributions[0][attribute], distributions[1][attribute], strict=True)]
         if sum(joint) <= 0:
-            joint = [p + q for p, q in zip(distributions[0][attribute], distributions[1][attribute])]
+            joint = [p + q for p, q in zip(distributions[0][attribute], distributions[1][attribute], strict=True)]
         mutual[attribute] = rng.choices(pools[attribute], weights=joint)[0]
 
     used = {_record_key(mutual, attributes)}
