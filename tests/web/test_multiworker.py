@@ -131,3 +131,39 @@ def test_serve_refuses_several_workers_on_sqlite_or_without_redis(tmp_path):
     assert on_sqlite.exit_code == 2 and "SQLite is for one process" in on_sqlite.output
     without_redis = runner.invoke(cli.app, ["serve", "--workers", "2", "--db", "postgresql+psycopg://nobody@127.0.0.1:1/x"])
     assert without_redis.exit_code == 2 and "Redis" in without_redis.output and "Traceback" not in without_redis.output
+
+
+def test_two_tabs_per_participant_on_two_workers_get_one_seat_each(servers):
+    """Each person opens the lobby in two tabs, one on each worker: one dialogue, both tabs in it."""
+    first, second = servers(2)
+    tabs = {name: [lobby(first, "casino-people", name), lobby(second, "casino-people", name)] for name in ("fay", "gus")}
+    tokens = {name: {seat_token(tab) for tab in both} for name, both in tabs.items()}
+    assert all(len(found) == 1 for found in tokens.values()), tokens  # both tabs of a person: the same seat
+    storage = Storage(first.database_url)
+    try:
+        seats = [seat for name in tabs for seat, info in storage.seats_of_participant(name, "casino-people") if info.status == "live"]
+    finally:
+        storage.close()
+    assert len(seats) == 2 and len({seat.dialogue_id for seat in seats}) == 1, seats  # no ghost partner, no second dialogue
+    bot_tabs = [lobby(first, "casino-bot", "hal"), lobby(second, "casino-bot", "hal")]
+    assert len({seat_token(tab) for tab in bot_tabs}) == 1
+
+
+def test_a_waiter_whose_worker_died_is_never_paired(servers, redis_server):
+    """A lobby entry nobody keeps alive (its worker died) is dropped, never handed a partner."""
+    import redis
+
+    (server,) = servers(1)
+    client = redis.Redis.from_url(redis_server.url)
+    client.zadd("duologue:lobby:casino-people", {"ghost": time.time() - 60})  # waiting longest, but nobody's
+    ivy = lobby(server, "casino-people", "ivy")
+    jay = lobby(server, "casino-people", "jay")
+    token_ivy, token_jay = seat_token(ivy), seat_token(jay)
+    storage = Storage(server.database_url)
+    try:
+        dialogue = storage.seat_by_token(token_ivy).dialogue_id
+        assert storage.seat_by_token(token_jay).dialogue_id == dialogue
+        assert storage.seats_of_participant("ghost", "casino-people") == []
+    finally:
+        storage.close()
+    assert client.zscore("duologue:lobby:casino-people", "ghost") is None

@@ -46,3 +46,34 @@ def test_a_new_database_is_not_given_a_second_index(tmp_path):
     with sqlite3.connect(tmp_path / "new.db") as connection:
         names = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'")]
     assert "one_event_per_seq_index" not in names
+
+
+def test_questionnaire_answers_are_stored_exactly_once_however_often_they_arrive(tmp_path):
+    """Eight submissions of one seat's answers at the same moment (double clicks, tabs, workers):
+    one stores its ratings, every one gets the same completion code back."""
+    import threading
+
+    from duologue.core.schema import LIKERT_5, Dialogue, Party, Rating
+
+    storage = Storage(f"sqlite:///{tmp_path / 'once.db'}")
+    dialogue = Dialogue(id="d-once", task="toy", parties=[Party(id="a", kind="human", participant_id="p-a"), Party(id="b", kind="bot", agent="rule")])
+    seats = storage.create_dialogue(dialogue, study_id="s", task_id="toy-v0", pairing="bot:rule", scenario_key="k", seats=[
+        {"party": "a", "kind": "human", "participant_id": "p-a", "agent": None},
+        {"party": "b", "kind": "bot", "participant_id": None, "agent": "rule"},
+    ])
+    token = next(seat.token for seat in seats if seat.kind == "human")
+    rating = Rating(rater_kind="party", rater_id="a", target=None, criterion="satisfaction", value=4, scale=LIKERT_5)
+    start, answers = threading.Barrier(8), []
+
+    def submit() -> None:
+        start.wait()
+        answers.append(storage.complete_questionnaire(token, [rating], "CODE-1234"))
+
+    threads = [threading.Thread(target=submit) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(storage.ratings("d-once")) == 1
+    assert {seat.completion_code for seat in answers} == {"CODE-1234"} and all(seat.questionnaire_done for seat in answers)
+    storage.close()

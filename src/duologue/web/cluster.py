@@ -274,19 +274,45 @@ class Cluster:
     def _seat_key(self, study_id: str, participant: str) -> str:
         return f"{PREFIX}:seat:{study_id}:{participant}"
 
+    def _alive_key(self, study_id: str, participant: str) -> str:
+        return f"{PREFIX}:waiting:{study_id}:{participant}"
+
+    @property
+    def alive_seconds(self) -> float:
+        """A waiter not kept alive this long (its worker died) is a ghost: never paired, dropped."""
+        return max(2.0, 2 * self.lease_ms / 1000)
+
+    async def _heartbeat(self, study_id: str, participant: str) -> None:
+        await self._call(lambda: self.redis.set(self._alive_key(study_id, participant), "1", px=int(self.alive_seconds * 1000)))
+
     async def lobby_enter(self, study_id: str, participant: str, since: float) -> None:
         """A participant starts waiting (a seat handed over earlier and never picked up is dropped)."""
         await self._call(lambda: self.redis.delete(self._seat_key(study_id, participant), self._seating(study_id) + participant))
+        await self._heartbeat(study_id, participant)
         await self._call(lambda: self.redis.zadd(self._lobby(study_id), {participant: since}))
 
     async def lobby_keep(self, study_id: str, participant: str, since: float) -> None:
-        """Still waiting: back into the lobby if Redis lost it (restart), unless being seated."""
+        """Still waiting: alive for another while, and back into the lobby if Redis lost it
+        (restart), unless being seated."""
+        await self._heartbeat(study_id, participant)
         keys = [self._lobby(study_id), self._seating(study_id) + participant, self._seat_key(study_id, participant)]
         await self._call(lambda: self.redis.eval(KEEP_SCRIPT, 3, *keys, participant, since))
+
+    async def lobby_alive(self, study_id: str, participants: list[str]) -> list[bool]:
+        """Whether each participant's waiting worker still keeps them alive (False: a ghost)."""
+        if not participants:
+            return []
+        found = await self._call(lambda: self.redis.mget([self._alive_key(study_id, p) for p in participants]))
+        return [value is not None for value in found]
+
+    async def lobby_drop(self, study_id: str, participant: str) -> None:
+        """Forget a ghost taken out of the lobby (nobody waits for it any more)."""
+        await self._call(lambda: self.redis.delete(self._seating(study_id) + participant, self._alive_key(study_id, participant)))
 
     async def lobby_leave(self, study_id: str, participant: str) -> None:
         try:
             await self.redis.zrem(self._lobby(study_id), participant)
+            await self.redis.delete(self._alive_key(study_id, participant))
         except (RedisError, OSError):
             pass
 

@@ -17,7 +17,9 @@ import asyncio
 import logging
 import random
 import time
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from typing import AsyncIterator
 
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.hub import LiveHub
@@ -194,6 +196,8 @@ class Matchmaker:
                 try:
                     token = await cluster.pick_up_seat(study.id, participant_id)
                     seat = self.storage.seat_by_token(token) if token else None
+                    # another tab (here or on another worker) may have been seated already: one seat each
+                    seat = seat or self.existing_seat(study, participant_id)
                     if seat is None:
                         await cluster.lobby_keep(study.id, participant_id, since)
                         await self._pair_shared(study)
@@ -210,6 +214,17 @@ class Matchmaker:
             if not seated:
                 await cluster.lobby_leave(study.id, participant_id)
 
+    @asynccontextmanager
+    async def _seating(self, study: Study, participants: list[str]) -> AsyncIterator[None]:
+        """The exclusive right to seat these participants (every worker, in one order: no deadlock),
+        so a check for an earlier seat and the start of a dialogue happen as one step."""
+        cluster = self.hub.cluster
+        assert cluster is not None
+        async with AsyncExitStack() as held:
+            for participant in sorted(participants):
+                await held.enter_async_context(cluster.lock(f"seating:{study.id}:{participant}"))
+            yield
+
     async def _pair_shared(self, study: Study) -> None:
         cluster = self.hub.cluster
         assert cluster is not None
@@ -219,14 +234,31 @@ class Matchmaker:
         pair = await cluster.lobby_pair(study.id)
         if len(pair) < 2:
             return
-        try:
-            seats = self._start(study, [participant for participant, _ in pair], human)
-        except Exception:
-            await cluster.lobby_return(study.id, pair)
-            raise
-        if seats is None:
-            await cluster.lobby_return(study.id, pair)
+        alive = await cluster.lobby_alive(study.id, [participant for participant, _ in pair])
+        if not all(alive):  # a ghost whose worker died: dropped; the living go back to wait
+            for (participant, since), live in zip(pair, alive):
+                if live:
+                    await cluster.lobby_return(study.id, [(participant, since)])
+                else:
+                    await cluster.lobby_drop(study.id, participant)
             return
+        async with self._seating(study, [participant for participant, _ in pair]):
+            seated = [self.existing_seat(study, participant) is not None for participant, _ in pair]
+            if any(seated):  # seated a moment ago from another tab: one seat each, never a second dialogue
+                for (participant, since), has_seat in zip(pair, seated):
+                    if has_seat:
+                        await cluster.lobby_drop(study.id, participant)
+                    else:
+                        await cluster.lobby_return(study.id, [(participant, since)])
+                return
+            try:
+                seats = self._start(study, [participant for participant, _ in pair], human)
+            except Exception:
+                await cluster.lobby_return(study.id, pair)
+                raise
+            if seats is None:
+                await cluster.lobby_return(study.id, pair)
+                return
         for participant, _ in pair:
             await cluster.hand_seat(study.id, participant, seats[participant].token)
 
@@ -245,11 +277,15 @@ class Matchmaker:
             return None
         if not await cluster.lobby_take(study.id, participant_id):
             return None  # a pairing took this person a moment ago: the seat is on its way
-        try:
-            seats = self._start(study, [participant_id], self._least_used(study, bots))
-        except Exception:
-            await cluster.lobby_return(study.id, [(participant_id, since)])
-            raise
+        async with self._seating(study, [participant_id]):
+            earlier = self.existing_seat(study, participant_id)
+            if earlier is not None:  # seated a moment ago from another tab: that seat, not a second one
+                return earlier
+            try:
+                seats = self._start(study, [participant_id], self._least_used(study, bots))
+            except Exception:
+                await cluster.lobby_return(study.id, [(participant_id, since)])
+                raise
         if seats is None:
             raise LobbyRefused("every scenario of this study has its dialogues; thank you!")
         return seats[participant_id]

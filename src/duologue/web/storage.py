@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from pydantic import TypeAdapter
-from sqlalchemy import Boolean, event, inspect, text, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, func, select
+from sqlalchemy import Boolean, event, inspect, text, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, func, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
@@ -331,15 +331,19 @@ class Storage:
             return [(_seat(s), _info(d)) for s, d in session.execute(query.order_by(DialogueRow.created_at))]
 
     def complete_questionnaire(self, token: str, ratings: list[Rating], completion_code: str) -> Seat:
-        """Store a party's answers and its completion code in one transaction."""
+        """Store a party's answers and its completion code in one transaction, exactly once: of two
+        submissions at the same moment (a double click, two tabs, two workers) only the one that
+        marks the questionnaire done stores its answers; the other gets the stored seat back."""
         with self._session.begin() as session:
-            row = session.scalar(select(SeatRow).where(SeatRow.token == token))
+            first = session.execute(
+                update(SeatRow).where(SeatRow.token == token, SeatRow.questionnaire_done.is_(False)).values(questionnaire_done=True, completion_code=completion_code)
+            ).rowcount
+            row = session.scalar(select(SeatRow).where(SeatRow.token == token).execution_options(populate_existing=True))
             if row is None:
                 raise KeyError("no such seat")
-            for rating in ratings:
-                session.add(RatingRow(dialogue_id=row.dialogue_id, rater_kind=rating.rater_kind, rater_id=rating.rater_id, created_at=time.time(), data=rating.model_dump_json()))
-            row.questionnaire_done = True
-            row.completion_code = completion_code
+            if first:
+                for rating in ratings:
+                    session.add(RatingRow(dialogue_id=row.dialogue_id, rater_kind=rating.rater_kind, rater_id=rating.rater_id, created_at=time.time(), data=rating.model_dump_json()))
             return _seat(row)
 
     # ------------------------------------------------------------------ ratings
