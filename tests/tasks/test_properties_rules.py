@@ -33,7 +33,7 @@ FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCh
 
 ISSUES = ("Food", "Water", "Firewood")
 TABLE = {"High": 5, "Medium": 4, "Low": 3}
-RANKINGS = [dict(zip(ISSUES, levels)) for levels in itertools.permutations(("High", "Medium", "Low"))]
+RANKINGS = [dict(zip(ISSUES, levels, strict=True)) for levels in itertools.permutations(("High", "Medium", "Low"))]
 
 # ---------------------------------------------------------------------- CaSiNo
 

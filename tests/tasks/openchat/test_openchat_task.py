@@ -159,7 +159,7 @@ def test_episode_metrics_count_utterances_and_tokens():
     lengths = [len(tokenize(m.text, "en")) for m in dialogue.messages()]
     assert metrics["utterances"] == 6.0
     assert metrics["mean_utterance_tokens"] == pytest.approx(sum(lengths) / 6)
-    user = [n for n, m in zip(lengths, dialogue.messages()) if m.party == "user"]
+    user = [n for n, m in zip(lengths, dialogue.messages(), strict=True) if m.party == "user"]
     assert metrics["mean_user_tokens"] == pytest.approx(sum(user) / len(user))
     assert metrics["completed"] == 1.0
 

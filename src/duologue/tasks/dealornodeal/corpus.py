@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, ClassVar, Iterable, Iterator, Mapping
 
 from duologue.core.schema import Dialogue, Message, Party, Source, SystemNote
 from duologue.data.formats import Checker, CorpusFormat, Problem
@@ -184,7 +184,7 @@ class DealOrNoDealFormat(CorpusFormat):
     task = "dealornodeal"
     description = "Deal or No Deal (Lewis et al. 2017): split books, hats and balls; one perspective per line"
     layout = "list"
-    suffixes: tuple[str, ...] = (".txt",)
+    suffixes: ClassVar[tuple[str, ...]] = (".txt",)
     """Native text files; the records may also be stored as JSON or JSONL."""
 
     # ------------------------------------------------------------------ files

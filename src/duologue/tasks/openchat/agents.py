@@ -279,6 +279,7 @@ def phrase_question(context: _Context, rng) -> str | None:
         return None
     chosen = fresh[0] if rng.random() < 0.7 else rng.choice(fresh)
     phrase = _question_phrase(chosen)
+    templates: tuple[str, ...]
     if listening.phrase_kind(chosen) == "person":
         templates = PERSON_QUESTIONS
     else:
