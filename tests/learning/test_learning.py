@@ -96,3 +96,8 @@ def test_rl_with_a_missing_policy_says_what_exists():
     agent = make_agent("rl:nonsense", task)
     with pytest.raises(ValueError, match="shipped: rl:"):
         agent.reset(task, task.party_ids[0], random.Random(0))
+
+
+def test_a_task_without_a_modular_agent_is_refused_in_words(coins, tmp_path):
+    with pytest.raises(ValueError, match="needs a modular agent"):
+        train(TrainConfig(task=coins, episodes=2, batch=2), tmp_path / "p.npz")

@@ -57,7 +57,10 @@ def supervised_acts(config: TrainConfig) -> list[str]:
 
     task = tasks.make(config.task, **config.options)
     task.reset(seed=config.seed)
-    agent = make_agent(config.base, task)
+    try:
+        agent = make_agent(config.base, task)
+    except KeyError as error:  # the task has no such agent kind
+        raise ValueError(f"{config.task}: no {config.base!r} agent to start from ({error}); strategy learning needs a modular agent") from None
     agent.reset(task, task.party_ids[0], agent_rng(config.seed, task.party_ids[0]))
     knowledge = getattr(agent, "knowledge", None)
     if knowledge is None:
