@@ -112,6 +112,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("bench_rl.jsonl"))
     parser.add_argument("--report-only", action="store_true", help="Only print the table of the games in --out (several files: --also).")
     parser.add_argument("--also", nargs="*", type=Path, default=[], help="More game files to include in the table.")
+    parser.add_argument("--first", type=int, default=None, help="Table only games numbered below this (the same seeds in every cell).")
     args = parser.parse_args()
     rows = [orjson.loads(line) for path in [args.out, *args.also] if path.exists() for line in path.read_bytes().splitlines() if line.strip()]
     if not args.report_only:
@@ -134,6 +135,8 @@ def main() -> None:
                 sink.flush()
                 rows.append(row)
                 progress.update(bar, advance=1, description=f"{task_id} {agent} vs {partner}")
+    if args.first is not None:
+        rows = [r for r in rows if r["number"] < args.first]
     pattern(table(rows))
 
 
