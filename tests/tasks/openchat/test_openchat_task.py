@@ -188,3 +188,11 @@ def test_real_duo_dialogues_judge_completed_and_replay(corpus_path):
         task = tasks[dialogue.scenario.public["setting"]]
         played = play_episode(task, {p: make_agent("rule", task) for p in task.party_ids}, seed=0, scenario=dialogue)
         assert DUO.check(DUO.from_dialogue(played)) == []
+
+
+def test_turns_left_counts_the_messages_left_not_the_safety_net():
+    task = make("openchat-ed-v0", utterances=4)
+    task.reset(seed=1)
+    assert task.observe("user").turns_left == 4
+    task.step(actions.Say(text="I got a new job today."), "user")
+    assert task.observe("bot").turns_left == 3 and task.observe("user").turns_left == 3

@@ -90,10 +90,13 @@ class OpenChatTask(Task):
         return [Party(id=USER, kind="human", role=ROLES[USER]), Party(id=BOT, kind="bot", role=ROLES[BOT])]
 
     def observe(self, party: str) -> Observation:
-        """The base view, with the party's role filled in (`user` / `system`) so an agent knows its side."""
+        """The base view, with the party's role filled in (`user` / `system`) so an agent knows its side,
+        and `turns_left` counting the messages left before the chat is over (not the safety-net turn limit)."""
         observation = super().observe(party)
         if observation.role is None:
             observation.role = ROLES[party]
+        said = sum(1 for e in self.events if e.kind == "message")
+        observation.turns_left = max(min(self.utterances - said, self.max_turns - self.turn), 0)
         return observation
 
     # ------------------------------------------------------------------ rules
