@@ -9,7 +9,6 @@ import pytest
 from duologue import tasks
 from duologue.agents import make_agent
 from duologue.agents.hybrid import HybridAgent, generic_reading, numbers_in
-from duologue.core import actions
 from duologue.core.episode import play_episode
 
 
@@ -97,4 +96,4 @@ def test_the_local_model_as_writer_never_breaks_a_rule(local_server, task_id):
     assert said == [t.said for t in hybrid.turns]
     for turn in hybrid.turns:  # what was said reads as what was decided, whoever wrote it
         assert generic_reading(turn.said, ["firewood", "food", "water"]) == generic_reading(turn.decided, ["firewood", "food", "water"])
-    assert isinstance(actions.Say(text=said[0]), actions.Say)
+    assert all(t.source in ("writer", "fallback") for t in hybrid.turns)  # the LLM wrote, or its words were replaced
