@@ -105,7 +105,7 @@ def test_replay_seats_the_agent_in_each_party_and_scores_it_against_that_person(
     pairs = list(run_replay(sources, corpus="casino", agent="rule", seed=3))
     assert len(pairs) == 2 * len(sources)
     task = make("casino-v0")
-    for (played, row), source in zip(pairs, [s for s in sources for _ in (0, 1)]):
+    for (played, row), source in zip(pairs, [s for s in sources for _ in (0, 1)], strict=True):
         seat = row.seat
         assert played.meta["agents"][seat] == "rule" and played.meta["agents"][task.other(seat)] == SCRIPT
         assert row.human_score == task.judge(source).scores[seat]

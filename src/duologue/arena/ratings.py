@@ -298,7 +298,7 @@ def _records(games: list[Game], players: _Players, by_role: bool) -> tuple[list[
 def _tally(pairs: list[tuple[int, int]], results: list[float], kind: GameKind, players: int) -> np.ndarray:
     """(players, 4): games, wins, ties, losses (cooperative: successes and failures of its pairs)."""
     counts = np.zeros((players, 4), dtype=int)
-    for (a, b), result in zip(pairs, results):
+    for (a, b), result in zip(pairs, results, strict=True):
         sides = [(a, result)] if a == b else [(a, result), (b, result if kind == "cooperative" else 1 - result)]
         for player, score in sides:
             counts[player, 0] += 1
@@ -321,7 +321,7 @@ def _design(pairs: list[tuple[int, int]], kind: GameKind, players: int) -> np.nd
 def _anchor_offsets(theta: np.ndarray, groups: list[list[int]], anchor_members: list[list[int]]) -> np.ndarray:
     """theta (samples, params) -> ratings, each group of players shifted so its anchor averages 1000."""
     ratings = np.empty_like(theta)
-    for members, anchors in zip(groups, anchor_members):
+    for members, anchors in zip(groups, anchor_members, strict=True):
         shift = theta[:, anchors].mean(axis=1, keepdims=True)
         ratings[:, members] = BASE_RATING + ELO_SCALE * (theta[:, members] - shift)
     return ratings
@@ -389,7 +389,7 @@ def _leaderboards_for(
             low, high = np.percentile(resampled, [2.5, 97.5], axis=0)
         else:
             low = high = point
-        for role, members in zip(roles, groups):
+        for role, members in zip(roles, groups, strict=True):
             boards.append(
                 Leaderboard(
                     task=task, role=role, method=method, kind=kind, rows=rows_of(point, low, high, members, spread),

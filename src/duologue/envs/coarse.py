@@ -84,7 +84,7 @@ class CoarseActEnv(gym.Env):
             dialogue = play_episode(task, {self.party: learner, task.other(self.party): partner}, seed=seed)
         except _Abort:
             return
-        except Exception as error:  # surfaced to the caller of step/reset
+        except Exception as error:  # noqa: BLE001 - thread boundary: any episode failure is re-raised to the caller of step/reset
             asks.put(("error", error))
             return
         asks.put(("done", dialogue))

@@ -147,7 +147,7 @@ class MoveMenu:
             base = moves.sample({k: v for k, v in option.items() if k != "anyOf"}, rng)
             names = list(enumerated)
             for values in itertools.product(*(enumerated[n] for n in names)):
-                out.append({**base, **dict(zip(names, values))})
+                out.append({**base, **dict(zip(names, values, strict=True))})
                 if len(out) >= self.size:
                     return out
         return out

@@ -76,7 +76,7 @@ class CoarsePolicy:
 
     def scores(self, feats: Sequence[int], acts: Sequence[int], base: Sequence[float]) -> list[float]:
         out = []
-        for act, logp in zip(acts, base):
+        for act, logp in zip(acts, base, strict=True):
             correction = 0.0 if act < 0 else float(self.weights[act, list(feats)].sum() + self.bias[act])
             out.append(logp + correction)
         return out
@@ -117,7 +117,7 @@ class CoarsePolicy:
         total = torch.zeros(())
         for d in decisions:
             rows = []
-            for act, logp in zip(d.acts, d.base):
+            for act, logp in zip(d.acts, d.base, strict=True):
                 if act < 0:
                     rows.append(torch.tensor(logp))
                 else:

@@ -126,7 +126,7 @@ def train(
         spread = max(float(rewards.std()), 1e-3) if state["baseline"] is None else state["spread"]
         optimizer.zero_grad()
         loss = torch.zeros(())
-        for rollout, value in zip(rollouts, rewards):
+        for rollout, value in zip(rollouts, rewards, strict=True):
             if rollout["decisions"]:
                 loss = loss - (value - baseline) / spread * policy.torch_logp(rollout["decisions"], weights, bias)
         loss = loss / len(rollouts) + config.l2 * (weights.pow(2).sum() + bias.pow(2).sum())
@@ -170,7 +170,7 @@ def write_curve(curve: list[CurvePoint], folder: Path, *, title: str) -> tuple[P
     page = folder / "curve.html"
     x = [p.episodes for p in curve]
     figure, axes = plt.subplots(1, 3, figsize=(12, 3.2))
-    for ax, name in zip(axes, ("reward", "agreement", "turns")):
+    for ax, name in zip(axes, ("reward", "agreement", "turns"), strict=True):
         values = [getattr(p, name) for p in curve]
         ax.plot(x, values, alpha=0.35, color="tab:blue")
         ax.plot(x, smooth(values), color="tab:blue")
