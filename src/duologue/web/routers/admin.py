@@ -17,6 +17,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from duologue.web.app import page, platform
 from duologue.web.export import export_zip
+from duologue.web.protocol import progress_of
 from duologue.web.routers.ratings import pool
 from duologue.web.study import StudyError, parse_studies
 
@@ -83,16 +84,75 @@ def counts(state) -> dict[str, Any]:
     return {"total": total, "studies": studies}
 
 
+def when(stamp: float | None) -> str:
+    """A stored time as the admin reads it (UTC, to the second); empty when there is none."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(stamp)) if stamp else ""
+
+
+def dialogue_rows(state, limit: int = 200) -> list[dict[str, Any]]:
+    """The newest dialogues with who sat in them and when they started and ended."""
+    rows = []
+    for info in list(reversed(state.storage.dialogues()))[:limit]:
+        seats = state.storage.seats(info.id)
+        people = ", ".join(s.participant_id or s.agent or s.kind for s in seats)
+        rows.append({"info": info, "people": people, "started": when(info.created_at), "ended": when(info.finished_at)})
+    return rows
+
+
+def completion_codes(state) -> list[dict[str, str]]:
+    """Every completion code handed out, newest first: after a dialogue's questionnaire, or for
+    time in the waiting room."""
+    rows: list[tuple[float, dict[str, str]]] = []
+    for study in state.studies.values():
+        for info in state.storage.dialogues(study_id=study.id):
+            for seat in state.storage.seats(info.id):
+                if seat.completion_code:
+                    stamp = info.finished_at or info.created_at
+                    rows.append((stamp, {"participant": seat.participant_id or "", "study": study.id, "dialogue": info.id, "code": seat.completion_code, "why": "dialogue", "time": when(stamp)}))
+        for participant, arrived, data in progress_of(state).all(study.id):
+            if data.get("waiting_code"):
+                rows.append((arrived, {"participant": participant, "study": study.id, "dialogue": "", "code": str(data["waiting_code"]), "why": f"waited {float(data.get('left_waiting', 0)):.0f} s", "time": when(arrived)}))
+    return [row for _, row in sorted(rows, key=lambda pair: pair[0], reverse=True)]
+
+
+def check_code(state, code: str) -> list[dict[str, str]]:
+    """The rows a pasted code matches (case and surrounding spaces ignored); empty: not a code of ours."""
+    wanted = code.strip().upper()
+    return [row for row in completion_codes(state) if wanted and row["code"].upper() == wanted]
+
+
+def _dashboard(request: Request, *, study_text: str = "", study_errors: list[str] | None = None, status_code: int = 200):
+    state = platform(request)
+    context = {"counts": counts(state), "dialogues": dialogue_rows(state), "studies": state.studies, "study_text": study_text, "study_errors": study_errors or []}
+    return page(request, "admin.html", context, status_code=status_code)
+
+
 @router.get("")
 async def dashboard(request: Request):
-    state = platform(request)
     try:
         require_admin(request)
     except HTTPException as error:
         return page(request, "admin_login.html", {"detail": error.detail}, status_code=error.status_code)
-    infos = list(reversed(state.storage.dialogues()))[:200]
-    response = page(request, "admin.html", {"counts": counts(state), "dialogues": infos, "studies": state.studies})
-    return _remember(response, request)
+    return _remember(_dashboard(request), request)
+
+
+@router.get("/codes")
+async def codes_page(request: Request, code: str | None = None):
+    """The codes handed out, and whose a pasted code is."""
+    require_admin(request)
+    state = platform(request)
+    matches = check_code(state, code) if code is not None else None
+    return page(request, "admin_codes.html", {"codes": completion_codes(state), "code": code or "", "matches": matches})
+
+
+@router.get("/api/codes")
+async def codes_api(request: Request, code: str | None = None) -> dict[str, Any]:
+    require_admin(request)
+    state = platform(request)
+    if code is not None:
+        matches = check_code(state, code)
+        return {"code": code, "valid": bool(matches), "matches": matches}
+    return {"codes": completion_codes(state)}
 
 
 @router.get("/api/counts")
@@ -118,7 +178,25 @@ async def dialogue_page(request: Request, dialogue_id: str):
     info = state.storage.info(dialogue_id)
     if dialogue is None or info is None:
         raise HTTPException(404, "no such dialogue")
-    return page(request, "admin_dialogue.html", {"dialogue": dialogue, "info": info, "seats": state.storage.seats(dialogue_id), "yaml": yaml, "hidden_fields": {"party", "time", "extra", "kind"}})
+    events = [{"who": e.party or "system", "kind": e.kind, "text": event_text(e), "time": when(e.time) if e.time and e.time > 1e9 else (f"{e.time:.1f} s" if e.time is not None else "")} for e in dialogue.events]
+    context = {"dialogue": dialogue, "info": info, "seats": state.storage.seats(dialogue_id), "yaml": yaml, "events": events, "started": when(info.created_at), "ended": when(info.finished_at)}
+    return page(request, "admin_dialogue.html", context)
+
+
+def event_text(event: Any) -> str:
+    """What an event says, for a person: a message's text, or a move's fields as `name: value`."""
+    if event.kind == "message":
+        return str(event.text)
+    fields = event.model_dump(mode="json", exclude={"party", "time", "extra", "kind"})
+    return "; ".join(f"{name}: {_plain(value)}" for name, value in fields.items() if value not in (None, {}, []))
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_plain(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(_plain(v) for v in value)
+    return str(value)
 
 
 @router.get("/export")
@@ -137,15 +215,19 @@ async def export(request: Request, study: str | None = None, status: str = "fini
 
 
 @router.post("/studies")
-async def add_study(request: Request, text: str = Form(...)):
-    """Add or replace studies from YAML text (the same format as `--study`)."""
+async def add_study(request: Request, text: str = Form("")):
+    """Add or replace studies from YAML text (the same format as `--study`). A study with problems
+    is refused on the same page, its errors next to the text, the text kept (a browser); a script
+    that does not ask for HTML gets the reason as JSON."""
     require_admin(request)
     state = platform(request)
     try:
-        data = yaml.safe_load(text)
-        studies = parse_studies(data, source="the study text")
+        studies = parse_studies(yaml.safe_load(text), source="the study text")
     except (yaml.YAMLError, StudyError) as error:
-        raise HTTPException(422, str(error)) from None
+        if "text/html" not in request.headers.get("accept", ""):
+            raise HTTPException(422, str(error)) from None  # a script: the reason as JSON
+        problems = [part.strip() for part in str(error).replace("\n", "; ").split("; ") if part.strip()]
+        return _dashboard(request, study_text=text, study_errors=problems, status_code=422)
     for study in studies:
         state.add_study(study)
     return RedirectResponse("/admin", status_code=303)
