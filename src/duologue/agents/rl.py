@@ -68,11 +68,13 @@ class RLAgent(Agent):
         if self.policy.meta.get("task") not in (None, task.id):
             raise ValueError(f"rl:{self.argument} was trained for {self.policy.meta['task']}, not {task.id}")
         from duologue.agents import make_agent
+        from duologue.agents.modular import ModularAgent
 
-        self.base = make_agent(str(self.policy.meta.get("base", "modular")), task)
+        base = make_agent(str(self.policy.meta.get("base", "modular")), task)
+        if not isinstance(base, ModularAgent):  # only the modular agents decide by coarse act
+            raise ValueError(f"rl: the base agent {base.name!r} of {task.id} has no act policy to learn")
+        self.base = base
         self.base.reset(task, party, rng)
-        if not hasattr(self.base, "choose_act") or not hasattr(self.base, "knowledge"):
-            raise ValueError(f"rl: the base agent {self.base.name!r} of {task.id} has no act policy to learn")
         self.base.choose_act = self._choose  # type: ignore[method-assign]
         self.decisions = []
 

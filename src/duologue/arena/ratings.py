@@ -145,7 +145,8 @@ class Leaderboard(Model):
 
 def agent_names(dialogue: Dialogue) -> tuple[str, str]:
     """The two agents' names in party order: `meta.agents` from self-play, else the parties' own."""
-    by_party = dialogue.meta.get("agents") if isinstance(dialogue.meta.get("agents"), dict) else {}
+    agents = dialogue.meta.get("agents")
+    by_party = agents if isinstance(agents, dict) else {}
     names = [str(by_party.get(p.id) or p.agent or p.kind) for p in dialogue.parties]
     return names[0], names[1]
 

@@ -75,7 +75,7 @@ class Tournament(Model):
 def pairings(agents: list[str] | tuple[str, ...]) -> list[tuple[str, str]]:
     """Every ordered pair of distinct specs (both seats, self-pairs included), in the specs' order."""
     unique = list(dict.fromkeys(agents))
-    return list(product(unique, repeat=2))
+    return list(product(unique, unique))
 
 
 def check_agents(task_id: str, agents: list[str]) -> None:

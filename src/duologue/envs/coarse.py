@@ -23,6 +23,7 @@ from gymnasium import spaces
 
 from duologue import tasks
 from duologue.agents import make_agent
+from duologue.agents.modular import ModularAgent
 from duologue.core.episode import play_episode
 from duologue.learning.policy import HASH_SIZE, features
 from duologue.learning.rewards import reward
@@ -63,6 +64,8 @@ class CoarseActEnv(gym.Env):
     def _run(self, seed: int, asks: queue.Queue, answers: queue.Queue) -> None:
         task = tasks.make(self.task_id, **self.options)
         learner, partner = make_agent(self.base_spec, task), make_agent(self.partner_spec, task)
+        if not isinstance(learner, ModularAgent):
+            raise ValueError(f"coarse env: the base agent {learner.name!r} of {task.id} has no act policy to learn")
 
         def choose(context: Sequence[str], allowed: Any) -> str:
             allowed = list(dict.fromkeys(allowed))

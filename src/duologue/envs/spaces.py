@@ -76,6 +76,7 @@ class ViewEncoder:
         if text_as not in ("str", "bytes"):
             raise ValueError(f"text_as must be 'str' or 'bytes', not {text_as!r}")
         self.features = features
+        self.max_turns = max_turns
         self.text_chars = text_chars
         self.text_as = text_as
         text_space = (
@@ -108,7 +109,7 @@ class ViewEncoder:
         view = {"role": observation.role, "public": observation.public, "private": observation.private}
         return {
             "features": vector,
-            "turn": np.int64(min(observation.turn, int(self.space["turn"].n) - 1)),
+            "turn": np.int64(min(observation.turn, self.max_turns)),
             "view": self._text(ascii_text(_json(view), self.text_chars, keep="head")),
             "transcript": self._text(ascii_text(transcript_text(observation, names), self.text_chars)),
         }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, TypedDict
 
 import numpy as np
 from pydantic import Field
@@ -74,6 +74,15 @@ def run_folder(out: Path, run_dir: Path | None = None) -> Path:
     return Path(run_dir) if run_dir is not None else out.with_name(out.name + ".run")
 
 
+class _RunState(TypedDict):
+    """Progress kept in the checkpoint so a run resumes where it stopped."""
+
+    done: int
+    baseline: float | None
+    spread: float
+    curve: list[dict[str, Any]]
+
+
 def checkpoint_path(out: Path, run_dir: Path | None = None) -> Path:
     return run_folder(out, run_dir) / "checkpoint.pt"
 
@@ -101,7 +110,7 @@ def train(
     weights = torch.zeros(policy.weights.shape, requires_grad=True)
     bias = torch.zeros(policy.bias.shape, requires_grad=True)
     optimizer = torch.optim.Adam([weights, bias], lr=config.lr)
-    state = {"done": 0, "baseline": None, "spread": 1.0, "curve": []}
+    state: _RunState = {"done": 0, "baseline": None, "spread": 1.0, "curve": []}
     if saved is not None:
         if {**saved["config"], "episodes": 0} != {**config.model_dump(), "episodes": 0}:  # more or fewer episodes: the same run
             raise ValueError(f"{ckpt} belongs to another run ({saved['config']}); remove it or pass another --out")
