@@ -127,7 +127,7 @@ def rating_means(dialogues: Sequence[Dialogue], by: Sequence[str] = ()) -> list[
     means = []
     for key, members in values.groupby([*by, "rater_kind", "criterion"], dropna=False, sort=True):
         key = key if isinstance(key, tuple) else (key,)
-        group = {column: str(value) for column, value in zip(by, key) if isinstance(value, str)}
+        group = {column: str(value) for column, value in zip(by, key, strict=False) if isinstance(value, str)}
         kind, criterion = key[len(by)], key[len(by) + 1]
         summary = summarize(members["value"])
         means.append(RatingMean(group=group, rater_kind=kind, criterion=criterion, n=summary.n, mean=summary.mean, sd=summary.sd))
@@ -327,7 +327,7 @@ def groups_of_frame(frame: pd.DataFrame, by: Sequence[str]) -> list[tuple[dict[s
     out = []
     for key, members in frame.groupby(by, sort=True, dropna=True):
         key = key if isinstance(key, tuple) else (key,)
-        out.append(({c: str(v) for c, v in zip(by, key)}, members))
+        out.append(({c: str(v) for c, v in zip(by, key, strict=True)}, members))
     return out
 
 

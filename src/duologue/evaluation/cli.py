@@ -15,14 +15,15 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Callable, Optional, Sequence
 
-import click
 import typer
 from rich.table import Table
 from typer.core import TyperGroup
 
 from duologue.evaluation.tables import agreement_table, correlation_table, rating_means_table
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # only for types: typer runs on its own copy of click, the `click` package may be absent
+    from typer import _click as click
+
     from duologue.core.spec import TaskSpec
 
 

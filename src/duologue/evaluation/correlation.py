@@ -183,7 +183,7 @@ def correlations(
         if by:
             for key, members in frame.groupby(list(by), sort=True, dropna=True):
                 values = key if isinstance(key, tuple) else (key,)
-                subsets.append(({column: str(value) for column, value in zip(by, values)}, members))
+                subsets.append(({column: str(value) for column, value in zip(by, values, strict=True)}, members))
         for group, members in subsets:
             try:
                 found.append(

@@ -112,7 +112,7 @@ def ratings_frame(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
     groups = [dialogue_groups(d) for d in dialogues]
     group_columns = _group_columns(groups)
     rows = []
-    for dialogue, dialogue_group in zip(dialogues, groups):
+    for dialogue, dialogue_group in zip(dialogues, groups, strict=True):
         for rating in dialogue.ratings:
             row: dict[str, Any] = {
                 "dialogue": dialogue.id,
@@ -160,7 +160,7 @@ def dialogue_frame(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
     groups = [dialogue_groups(d) for d in dialogues]
     group_columns = _group_columns(groups)
     rows = []
-    for dialogue, dialogue_group in zip(dialogues, groups):
+    for dialogue, dialogue_group in zip(dialogues, groups, strict=True):
         row: dict[str, Any] = {"dialogue": dialogue.id}
         row.update({key: dialogue_group.get(key) for key in group_columns})
         values: dict[str, list[float]] = defaultdict(list)
@@ -187,7 +187,7 @@ def party_frame(dialogues: Iterable[Dialogue]) -> pd.DataFrame:
     groups = [dialogue_groups(d) for d in dialogues]
     group_columns = _group_columns(groups)
     rows = []
-    for dialogue, dialogue_group in zip(dialogues, groups):
+    for dialogue, dialogue_group in zip(dialogues, groups, strict=True):
         outcome = dialogue.outcome
         figures = _outcome_figures(dialogue)
         for party in dialogue.parties:

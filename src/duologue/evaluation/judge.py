@@ -61,7 +61,7 @@ from duologue.llm.replies import NotJSON, json_in_reply
 from duologue.llm.settings import LLMError
 
 if TYPE_CHECKING:  # the agreement code needs the `ml` extra (krippendorff, scipy, pandas); rating does not
-    from duologue.evaluation.agreement import Agreement
+    from duologue.evaluation.agreement import Agreement, Level
     from duologue.evaluation.correlation import Correlation
 
 PROMPTS = resources.files("duologue.evaluation") / "prompts"
@@ -654,7 +654,7 @@ def judge_agreement(
     criterion: str,
     *,
     judge_id: str | None = None,
-    level: str = "interval",
+    level: Level = "interval",
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> JudgeAgreement:
