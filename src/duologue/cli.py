@@ -340,7 +340,7 @@ def play(
             raise fail(f"episode {episode} failed: {type(error).__name__}: {error}" + kept, code=1) from None
     if already:
         errors.print(f"resumed: {already} episode(s) were already in {out}")
-    if earlier:
+    if earlier and out is not None:
         for line in run_lines(out, config, before=earlier):
             builder.add_line(line)
     for group in builder.reports():
@@ -349,7 +349,7 @@ def play(
 
 @app.command()
 def chat(
-    task: Annotated[str, typer.Option("--task", "-t", help="Task id, e.g. mutualfriends-v0.")],
+    task: Annotated[str, typer.Option("--task", "-t", help="Task id (see `duologue tasks`).")],
     vs: Annotated[str, typer.Option(help="The one bot you play against (an agent spec, as in play's --agents).")] = "rule",
     as_party: Annotated[Optional[str], typer.Option("--as", help="Which party you play (default: the first).")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Scenario seed (default: a new one).")] = None,

@@ -168,7 +168,7 @@ class CorpusFormat(ABC):
     """
 
     name: ClassVar[str]
-    """Name used on the command line (`duologue data stats duo PATH`)."""
+    """Name used on the command line (`duologue data stats NAME PATH`)."""
     task: ClassVar[str]
     """Which task family its dialogues belong to (a `Dialogue.task` value)."""
     description: ClassVar[str] = ""
