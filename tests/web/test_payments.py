@@ -85,3 +85,19 @@ def test_cli_refuses_an_unknown_study_and_a_study_without_pay(tmp_path):
     assert unknown.exit_code == 2 and "no study 'no-such-study'" in unknown.output
     nopay = runner.invoke(cli, ["study", "payments", "casino", "--db", f"sqlite:///{tmp_path / 'x.db'}", "-o", str(tmp_path / "b.csv")])
     assert nopay.exit_code == 2 and "no `pay` settings" in nopay.output
+
+
+def test_a_dialogue_below_min_messages_earns_no_code_and_the_person_may_play_again(make_client):
+    from web.webtest_helpers import join_lobby, play_to_the_end
+
+    study = Study(id="short", task="casino-v0", partners=[Partner(kind="bot", agent="rule")], bot_wait_seconds=0.1, pay=Pay(min_messages=50))
+    client = make_client([study])
+    client.get("/study/short?participant=q-1")
+    token = join_lobby(client, "short", "q-1")
+    with client.websocket_connect(f"/ws/chat/{token}") as ws:
+        play_to_the_end(ws)  # a few messages, far fewer than 50
+    refused = client.get(f"/questionnaire/{token}")
+    assert refused.status_code == 403 and "at least 50" in refused.text
+    assert client.post(f"/api/questionnaire/{token}", json={}).status_code == 403
+    again = join_lobby(client, "short", "q-1")
+    assert again != token  # a new dialogue, not the closed one

@@ -151,6 +151,17 @@ def figures_of(dialogue: Any, party_id: str) -> dict[str, float]:
     }
 
 
+def too_short(pay: Pay | None, dialogue: Any, party_id: str) -> str | None:
+    """Why this party's dialogue earns no completion code (fewer messages of theirs than the
+    study's `min_messages`), or None."""
+    if pay is None or not pay.min_messages or dialogue is None:
+        return None
+    written = int(figures_of(dialogue, party_id)["messages"])
+    if written >= pay.min_messages:
+        return None
+    return f"This dialogue ended after {written} message(s) of yours; the study asks for at least {pay.min_messages} to earn a completion code."
+
+
 def payments(pay: Pay, dialogues: Iterable[Any], waiting: Iterable[tuple[str, float]] = ()) -> list[Payment]:
     """Bonuses per participant: each finished dialogue's formula bonus, plus pay for waiting-room
     time of those who left with a code. Zero amounts are left out."""

@@ -43,6 +43,10 @@ class PilotResult:
     error: str | None = None
     seconds: float = 0.0
     redirect: str | None = None
+    partner: str | None = None
+    """`human` or `bot:<agent>`."""
+    outcome: str | None = None
+    """How the dialogue ended (`agreed`, or the outcome's reason) and this person's score."""
     answers: dict[str, object] = field(default_factory=dict)
     """What it answered on the survey pages (item id -> value as sent)."""
 
@@ -165,9 +169,11 @@ async def _play(page, result: PilotResult, limit: int = 80) -> None:
 
 
 def _where(url: str) -> str:
-    path = url.split("://", 1)[-1].split("/", 1)[-1].split("?", 1)[0]
-    parts = path.split("/")
-    return parts[0] if parts[0] in ("chat", "questionnaire") else "/".join(parts[:3]) or "/"
+    """A page's short name: a protocol step, `lobby`, `chat`, `questionnaire`."""
+    parts = url.split("://", 1)[-1].split("/", 1)[-1].split("?", 1)[0].split("/")
+    if parts[0] == "protocol" and len(parts) > 2:
+        return parts[2]
+    return {"study": "lobby"}.get(parts[0], parts[0] or "/")
 
 
 async def participant_run(browser, base: str, study, participant: str, timeout: float = 240.0) -> PilotResult:
@@ -230,4 +236,16 @@ def pilot(study, n: int, *, pairs: bool = False, chromium: str = CHROMIUM, folde
         results = asyncio.run(pilot_async(base, study, n, pairs=pairs, chromium=chromium))
         storage = app.state.platform.storage
         dialogues = list(storage.iter_dialogues(study_id=study.id))
+    for dialogue in dialogues:
+        for party in dialogue.parties:
+            mine = next((r for r in results if r.participant == party.participant_id), None)
+            if mine is None:
+                continue
+            other = next((p for p in dialogue.parties if p.id != party.id), None)
+            mine.partner = None if other is None else ("human" if other.kind == "human" else f"bot:{other.agent}")
+            outcome = dialogue.outcome
+            if outcome is not None:
+                ended = "agreed" if outcome.agreed else (outcome.reason or "ended")
+                score = outcome.scores.get(party.id)
+                mine.outcome = ended if score is None else f"{ended}, {score:.4g}"
     return results, dialogues

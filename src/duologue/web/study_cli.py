@@ -182,10 +182,10 @@ def pilot_command(
     with console.status(f"piloting {found.id} with {n} participant(s)"):
         results, dialogues = pilot(found, n, pairs=pairs, chromium=chromium)
     table = Table(title=f"pilot of {found.id}: {sum(r.error is None for r in results)}/{len(results)} reached a code, {len(dialogues)} dialogue(s)")
-    for column in ("participant", "pages", "moves", "code", "seconds", "error"):
+    for column in ("participant", "pages seen", "partner", "moves", "outcome", "code", "seconds", "error"):
         table.add_column(column, overflow="fold")
     for r in results:
-        table.add_row(r.participant, " > ".join(r.pages), str(r.moves), r.code or "", f"{r.seconds:.1f}", r.error or "")
+        table.add_row(r.participant, " > ".join(r.pages), r.partner or "", str(r.moves), r.outcome or "", r.code or "", f"{r.seconds:.1f}", r.error or "")
     console.print(table)
     if any(r.error for r in results):
         raise typer.Exit(1)

@@ -33,8 +33,9 @@ def test_a_pilot_of_every_built_in_study_reaches_a_code(study_id):
     assert result.code and len(result.code) == 14
     assert "chat" in result.pages and result.pages[-1] == "questionnaire"
     assert len(dialogues) == 1 and dialogues[0].outcome is not None
+    assert result.partner is not None and result.partner.startswith("bot:") and result.outcome
     if study.protocol is not None:
-        assert result.pages[0].startswith("protocol/") and len([p for p in result.pages if p.startswith("protocol/")]) == len(study.protocol.steps())
+        assert result.pages[: len(study.protocol.steps()) + 1] == [*study.protocol.steps(), "lobby"]
 
 
 def test_two_pilot_participants_are_paired_with_each_other():
@@ -42,6 +43,7 @@ def test_two_pilot_participants_are_paired_with_each_other():
     results, dialogues = pilot(study, 2, pairs=True, chromium=str(CHROMIUM))
     assert [r.error for r in results] == [None, None], results
     assert len(dialogues) == 1 and sorted(p.participant_id for p in dialogues[0].parties) == ["pilot-1", "pilot-2"]
+    assert [r.partner for r in results] == ["human", "human"]
 
 
 def test_a_piloted_casino_collection_exports_valid_records_filled_by_the_person(tmp_path):
