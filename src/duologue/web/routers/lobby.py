@@ -36,13 +36,14 @@ async def lobby(request: Request, study_id: str):
     participant = participant_from(request)
     if participant is None:
         return RedirectResponse(f"/study/{study.id}?participant=guest-{secrets.token_hex(4)}", status_code=303)
+    from duologue.web.routers.protocol import check_link, gate
+
+    check_link(request, study, participant)
     session = identity.session_of(request)
     fresh = session is None
     session = session or identity.new_session()
     if not identity.claim(state, participant, session):
         raise HTTPException(403, identity.REFUSED)
-    from duologue.web.routers.protocol import gate
-
     response = gate(request, state, study, participant) or page(request, "lobby.html", {"study": study, "participant": participant})
     if fresh:
         identity.set_session(response, session, secure=request.url.scheme == "https")

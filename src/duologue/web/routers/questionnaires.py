@@ -10,6 +10,7 @@ from fastapi.responses import RedirectResponse
 from duologue.core.schema import Dialogue
 from duologue.web.app import page, platform
 from duologue.web.frames import invalid_text
+from duologue.web.payments import too_short
 from duologue.web.questionnaires import InvalidAnswers, QuestionnaireForm, completion_code, forms_for, get_questionnaire
 from duologue.web.routers.chat import seat_or_404
 from duologue.web.storage import Seat
@@ -51,6 +52,11 @@ def _context(request: Request, token: str):
         raise HTTPException(409, "the dialogue is not over yet")
     dialogue = state.storage.dialogue(seat.dialogue_id)
     study = state.studies.get(info.study_id)
+    short = too_short(study.pay if study else None, dialogue, seat.party)
+    if short is not None and not (seat.questionnaire_done and seat.completion_code):
+        if not seat.questionnaire_done:  # closed without a code, so the lobby seats this person afresh
+            state.storage.complete_questionnaire(seat.token, [], "")
+        raise HTTPException(403, f"{short} You may join the study again from its link.")
     return state, seat, info, dialogue, study
 
 
