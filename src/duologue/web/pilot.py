@@ -114,6 +114,14 @@ async def _protocol_page(page, study, result: PilotResult, rng: random.Random) -
 
 
 async def _fill_move(page, kind: str, step: int) -> None:
+    page.set_default_timeout(3_000)  # a form the partner's move replaced is given up quickly
+    try:
+        await _fill_form(page, kind, step)
+    finally:
+        page.set_default_timeout(30_000)
+
+
+async def _fill_form(page, kind: str, step: int) -> None:
     form = page.locator(f"#actions form[data-kind='{kind}']")
     for group in await form.locator("[role=radiogroup]").all():
         radios = group.locator("input[type=radio]")
@@ -131,6 +139,7 @@ async def _fill_move(page, kind: str, step: int) -> None:
 
 async def _play(page, result: PilotResult, limit: int = 80) -> None:
     """Play a seat to the end with the schema-drawn controls: talk first, then move, then leave."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
     said = 0
     for _ in range(limit):
         await page.wait_for_function(
@@ -157,9 +166,12 @@ async def _play(page, result: PilotResult, limit: int = 80) -> None:
             said += 1
         elif moves:
             kind = moves[result.moves % len(moves)]
-            await _fill_move(page, kind, result.moves)
-            await page.click(f"#move-{kind}")
-            result.moves += 1
+            try:  # the partner's move may redraw the form meanwhile: then look again
+                await _fill_move(page, kind, result.moves)
+                await page.click(f"#move-{kind}", timeout=3_000)
+                result.moves += 1
+            except PlaywrightTimeout:
+                continue
         elif talk:
             await page.fill("#say-input", LINES[said % len(LINES)])
             await page.click("#say-button")
