@@ -156,7 +156,7 @@ def test_replies_become_typed_actions():
     casino = started("casino-v0")
     deal = reply_to_action(move("submit-deal", mine={"Food": 2, "Water": 0, "Firewood": 3}), llm_agent.reply_schema(casino, casino.to_move, 50))
     assert deal == actions.SubmitDeal(mine={"Food": 2, "Water": 0, "Firewood": 3}, theirs={"Food": 1, "Water": 3, "Firewood": 0}), "the other half is filled in"
-    with pytest.raises(MoveError, match="do not fit together"):
+    with pytest.raises(MoveError, match="must add up to the pool"):
         reply_to_action(move("submit-deal", mine={"Food": 2, "Water": 0, "Firewood": 3}, theirs={"Food": 2, "Water": 3, "Firewood": 0}), llm_agent.reply_schema(casino, casino.to_move, 50))
 
 
