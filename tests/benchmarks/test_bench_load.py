@@ -176,25 +176,44 @@ def test_options_refuse_unknown_configurations():
 
 
 def test_the_cpu_of_a_process_tree_includes_children_in_sessions_of_their_own():
-    """As PostgreSQL's backends are: each leads its own session, so only the parent links them."""
-    import os
+    """As PostgreSQL's backends are: each leads its own session, so only the parent links them.
+
+    A parent (its own process, so the test's other children never enter the sum) starts a busy
+    grandchild in a new session; the parent's tree must hold the grandchild's CPU time.
+    """
     import subprocess
     import time
 
     from load.servers import tree_cpu_seconds
 
-    def beyond_own() -> float:  # what the tree holds besides this process and the children it reaped
-        own = os.times()
-        return tree_cpu_seconds(os.getpid()) - (own.user + own.system + own.children_user + own.children_system)
-
-    busy = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass\ntime.sleep(30)"
-    before = beyond_own()
-    child = subprocess.Popen([sys.executable, "-c", busy], start_new_session=True)
+    busy = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass\ntime.sleep(60)"
+    parent_code = f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', {busy!r}], start_new_session=True)\ntime.sleep(60)"
+    parent = subprocess.Popen([sys.executable, "-c", parent_code], start_new_session=True)
     try:
-        deadline = time.monotonic() + 30
-        while beyond_own() - before < 0.35 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 60
+        while tree_cpu_seconds(parent.pid) < 0.35 and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert beyond_own() - before >= 0.35
+        assert tree_cpu_seconds(parent.pid) >= 0.35
     finally:
-        child.kill()
-        child.wait()
+        import os
+        import signal
+
+        for pid in _children_of(parent.pid):
+            os.kill(pid, signal.SIGKILL)
+        parent.kill()
+        parent.wait()
+
+
+def _children_of(pid: int) -> list[int]:
+    """Direct children of `pid`, from /proc."""
+    import pathlib
+
+    found = []
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
