@@ -101,3 +101,44 @@ def test_a_dialogue_below_min_messages_earns_no_code_and_the_person_may_play_aga
     assert client.post(f"/api/questionnaire/{token}", json={}).status_code == 403
     again = join_lobby(client, "short", "q-1")
     assert again != token  # a new dialogue, not the closed one
+
+
+def test_a_dialogue_below_min_messages_counts_toward_no_quota_and_reaches_no_rater(make_client):
+    from duologue.web.rating_jobs import RatingJobs
+    from web.webtest_helpers import join_lobby, play_to_the_end
+
+    studies = [
+        Study(id=name, task="casino-v0", partners=[Partner(kind="bot", agent="rule")], quotas={"bot:rule": 1}, bot_wait_seconds=0.1, pay=Pay(min_messages=least))
+        for name, least in (("short", 50), ("enough", 1))
+    ]
+    client = make_client(studies)
+    storage = client.app.state.platform.storage
+    for name in ("short", "enough"):
+        client.get(f"/study/{name}?participant=p-{name}")
+        token = join_lobby(client, name, f"p-{name}")
+        with client.websocket_connect(f"/ws/chat/{token}") as ws:
+            play_to_the_end(ws)  # a few messages: fewer than 50, at least 1
+    short = storage.dialogues(study_id="short")
+    assert len(short) == 1 and short[0].status == "finished"
+    assert storage.count_by("short", "pairing") == {} and storage.count_pairs("short") == {}
+    assert storage.ratable("short") == [] and RatingJobs(3, dialogues=storage.ratable("short")).assign("rater-1", time.time()) is None
+    assert "fewer than min_messages 50" in storage.set_aside("short")[short[0].id]
+    assert join_lobby(client, "short", "p-short")  # the quota of one is still open
+    assert storage.count_by("enough", "pairing") == {"bot:rule": 1}
+    assert [r["dialogue_id"] for r in storage.ratable("enough")] == [storage.dialogues(study_id="enough")[0].id]
+    assert storage.set_aside("enough") == {}
+
+
+def test_a_dialogue_left_before_anyone_typed_counts_toward_no_quota_and_reaches_no_rater(make_client):
+    from web.webtest_helpers import pair_two, state_where, until
+
+    study = Study(id="people", task="casino-v0", partners=[Partner(kind="human")], quotas={"human-human": 1})
+    client = make_client([study], reconnect_seconds=0.5)
+    storage = client.app.state.platform.storage
+    token_a, _ = pair_two(client, "people")
+    with client.websocket_connect(f"/ws/chat/{token_a}") as ws:
+        final = until(ws, state_where(lambda s: s["done"]))  # nobody types; the partner never comes
+    assert final["end_reason"] == "disconnect"
+    assert storage.set_aside("people") == {final["dialogue"]: "no messages"}
+    assert storage.count_by("people", "pairing") == {} and storage.ratable("people") == []
+    assert pair_two(client, "people", "carol", "dave")  # the quota of one is still open

@@ -14,6 +14,7 @@ from duologue.web.bots import make_bot
 from duologue.web.cluster import Cluster
 from duologue.web.leases import Leases
 from duologue.web.live import INTERRUPTED, LiveDialogue, interrupted_outcome
+from duologue.web.payments import set_aside
 from duologue.web.presence import Occupant
 from duologue.web.replay import ReplayClock, replay
 from duologue.web.settings import Settings
@@ -200,7 +201,8 @@ class LiveHub(Leases):
             dialogue.events.append(note)
             dialogue.outcome = interrupted_outcome()  # not the task's verdict on a dialogue that just stopped
             dialogue.meta = {**dialogue.meta, "end_reason": INTERRUPTED, "finished_at": time.time()}
-            self.storage.finish_dialogue(dialogue, INTERRUPTED)
+            study = self.studies.get(info.study_id)
+            self.storage.finish_dialogue(dialogue, INTERRUPTED, set_aside(study.pay if study else None, dialogue))
             count += 1
         return count
 

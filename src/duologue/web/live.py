@@ -32,6 +32,7 @@ from duologue.core.task import IllegalAction, Task
 from duologue.web.bots import Bots, make_bot
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.clocks import Clocks
+from duologue.web.payments import set_aside
 from duologue.web.presence import Occupant, Presence
 from duologue.web.replay import ReplayClock, ReplayMismatch, replay
 from duologue.web.storage import EventConflict, StorageUnavailable
@@ -392,7 +393,7 @@ class LiveDialogue(Presence, Bots, Clocks):
                 self.hub.finished(self)
             return
         dialogue = self.final or self._final_record()
-        self.hub.storage.finish_dialogue(dialogue, self.task.end_reason)
+        self.hub.storage.finish_dialogue(dialogue, self.task.end_reason, set_aside(self.study.pay, dialogue))
         if self.final is None:
             self.final = dialogue
             self.hub.finished(self)

@@ -162,6 +162,21 @@ def too_short(pay: Pay | None, dialogue: Any, party_id: str) -> str | None:
     return f"This dialogue ended after {written} message(s) of yours; the study asks for at least {pay.min_messages} to earn a completion code."
 
 
+def set_aside(pay: Pay | None, dialogue: Any) -> str | None:
+    """Why a finished dialogue is too short to count toward quotas or go to raters, or None: no
+    message at all (someone left before anyone typed), or a person below the study's `min_messages`."""
+    if not any(e.kind == "message" for e in dialogue.events):
+        return "no messages"
+    if pay is None or not pay.min_messages:
+        return None
+    for party in dialogue.parties:
+        if party.kind == "human":
+            written = int(figures_of(dialogue, party.id)["messages"])
+            if written < pay.min_messages:
+                return f"{party.id} wrote {written} message(s), fewer than min_messages {pay.min_messages}"
+    return None
+
+
 def payments(pay: Pay, dialogues: Iterable[Any], waiting: Iterable[tuple[str, float]] = ()) -> list[Payment]:
     """Bonuses per participant: each finished dialogue's formula bonus, plus pay for waiting-room
     time of those who left with a code. Zero amounts are left out."""

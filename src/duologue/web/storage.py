@@ -119,6 +119,15 @@ class StudyRow(Base):
     """The study as JSON (studies added on the admin page survive a restart)."""
 
 
+class SetAsideRow(Base):
+    """A finished dialogue too short to use (no messages, or a person below the study's
+    `min_messages`): kept and exported, but not counted toward quotas nor given to raters."""
+
+    __tablename__ = "set_aside"
+    dialogue_id: Mapped[str] = mapped_column(ForeignKey("dialogues.id"), primary_key=True)
+    reason: Mapped[str] = mapped_column(Text)
+
+
 class IdentityRow(Base):
     __tablename__ = "identities"
     participant_id: Mapped[str] = mapped_column(String(100), primary_key=True)
@@ -154,6 +163,11 @@ class DialogueInfo:
     end_reason: str | None
     created_at: float
     finished_at: float | None
+
+
+def _counted() -> Any:
+    """The condition that a dialogue was not set aside as too short."""
+    return DialogueRow.id.not_in(select(SetAsideRow.dialogue_id))
 
 
 def _seat(row: SeatRow) -> Seat:
@@ -252,8 +266,9 @@ class Storage:
         with self._session() as session:
             return session.get(MoveRow, (dialogue_id, move_id)) is not None
 
-    def finish_dialogue(self, dialogue: Dialogue, end_reason: str | None) -> None:
-        """Mark finished and store the final parties, outcome and meta (events are already stored)."""
+    def finish_dialogue(self, dialogue: Dialogue, end_reason: str | None, set_aside: str | None = None) -> None:
+        """Mark finished and store the final parties, outcome and meta (events are already stored);
+        `set_aside` (why it is too short to use) keeps it out of quota counts and the rating pool."""
         with self._session.begin() as session:
             row = session.get(DialogueRow, dialogue.id)
             if row is None:
@@ -262,6 +277,14 @@ class Storage:
             row.end_reason = end_reason
             row.finished_at = time.time()
             row.data = json.dumps(dialogue.model_dump(mode="json", exclude={"events"}))
+            if set_aside is not None and session.get(SetAsideRow, dialogue.id) is None:
+                session.add(SetAsideRow(dialogue_id=dialogue.id, reason=set_aside))
+
+    def set_aside(self, study_id: str) -> dict[str, str]:
+        """A study's finished dialogues that do not count (too short), with the reason of each."""
+        with self._session() as session:
+            rows = session.execute(select(SetAsideRow.dialogue_id, SetAsideRow.reason).join(DialogueRow, DialogueRow.id == SetAsideRow.dialogue_id).where(DialogueRow.study_id == study_id)).all()
+        return {dialogue_id: reason for dialogue_id, reason in rows}
 
     def info(self, dialogue_id: str) -> DialogueInfo | None:
         with self._session() as session:
@@ -297,17 +320,19 @@ class Storage:
                 yield dialogue
 
     def count_by(self, study_id: str, column: str) -> dict[str, int]:
-        """Dialogues of a study per `pairing` or `scenario_key` (for quotas)."""
+        """Dialogues of a study per `pairing` or `scenario_key` (for quotas; set-aside ones left out)."""
         field = getattr(DialogueRow, column)
         with self._session() as session:
-            rows = session.execute(select(field, func.count()).where(DialogueRow.study_id == study_id).group_by(field)).all()
+            rows = session.execute(select(field, func.count()).where(DialogueRow.study_id == study_id, _counted()).group_by(field)).all()
         return {key: n for key, n in rows}
 
     def count_pairs(self, study_id: str) -> dict[tuple[str, str], int]:
-        """Dialogues of a study per (scenario_key, pairing)."""
+        """Dialogues of a study per (scenario_key, pairing), set-aside ones left out."""
         with self._session() as session:
             rows = session.execute(
-                select(DialogueRow.scenario_key, DialogueRow.pairing, func.count()).where(DialogueRow.study_id == study_id).group_by(DialogueRow.scenario_key, DialogueRow.pairing)
+                select(DialogueRow.scenario_key, DialogueRow.pairing, func.count())
+                .where(DialogueRow.study_id == study_id, _counted())
+                .group_by(DialogueRow.scenario_key, DialogueRow.pairing)
             ).all()
         return {(s, p): n for s, p, n in rows}
 
@@ -372,7 +397,7 @@ class Storage:
             rows = session.execute(
                 select(DialogueRow.id, DialogueRow.finished_at, SeatRow.participant_id)
                 .join(SeatRow, SeatRow.dialogue_id == DialogueRow.id)
-                .where(DialogueRow.study_id == study_id, DialogueRow.status == "finished")
+                .where(DialogueRow.study_id == study_id, DialogueRow.status == "finished", _counted())
                 .order_by(DialogueRow.finished_at, DialogueRow.id)
             ).all()
         found: dict[str, dict[str, Any]] = {}
