@@ -24,6 +24,8 @@ GOOD = "id: fine\ntask: casino-v0\npartners: [{kind: human}, {kind: bot, agent: 
         ("scenarios: {source: corpus, corpus: klingon, path: .}\n", "scenarios.corpus", "unknown corpus"),
         ("questionnaire: no-such-form\n", "questionnaire", "unknown questionnaire"),
         ("human_party: referee\n", "human_party", "not a party"),
+        ("protocol: {consent: /nowhere/consent.txt}\n", "protocol.consent", "no such file"),
+        ("protocol: {consent: task:consent, surveys: [no-such-survey]}\n", "protocol.surveys.0", "ships no"),
     ],
 )
 def test_each_kind_of_bad_setting_is_refused_with_its_field(extra, field, words):
@@ -64,3 +66,10 @@ def test_the_admin_page_refuses_a_bad_study_with_its_field_and_keeps_the_others(
     assert "fine" not in client.app.state.platform.studies
     good = client.post("/admin/studies", data={"text": GOOD}, headers={"X-Admin-Token": ADMIN}, follow_redirects=False)
     assert good.status_code == 303 and "fine" in client.app.state.platform.studies and before == 200
+
+
+def test_the_admin_page_refuses_a_study_naming_a_missing_protocol_file(client):
+    text = GOOD + "protocol: {instructions: /nowhere/instructions.txt}\n"
+    response = client.post("/admin/studies", data={"text": text}, headers={"X-Admin-Token": ADMIN}, follow_redirects=False)
+    assert response.status_code == 422 and "protocol.instructions" in response.text and "no such file" in response.text
+    assert "fine" not in client.app.state.platform.studies

@@ -220,13 +220,29 @@ def survey(task_id: str, name: str) -> Survey:
         raise ProtocolError(f"survey {name}: {error}") from None
 
 
+def problems(task_id: str, protocol: Protocol) -> list[str]:
+    """`field: reason` for each text or survey the protocol names that cannot be read (empty: fine)."""
+    found: list[str] = []
+    for field in ("consent", "instructions"):
+        name = getattr(protocol, field)
+        if name:
+            try:
+                text(task_id, name)
+            except (ProtocolError, OSError, UnicodeDecodeError) as error:
+                found.append(f"protocol.{field}: {error}")
+    for index, name in enumerate(protocol.surveys):
+        try:
+            survey(task_id, name)
+        except (ProtocolError, OSError, UnicodeDecodeError) as error:
+            found.append(f"protocol.surveys.{index}: {error}")
+    return found
+
+
 def check(task_id: str, protocol: Protocol) -> None:
     """Every text and survey the protocol names can be read (a study is refused otherwise)."""
-    for name in (protocol.consent, protocol.instructions):
-        if name:
-            text(task_id, name)
-    for name in protocol.surveys:
-        survey(task_id, name)
+    found = problems(task_id, protocol)
+    if found:
+        raise ProtocolError("; ".join(found))
 
 
 # --------------------------------------------------------------------------- progress

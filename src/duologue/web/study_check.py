@@ -18,6 +18,7 @@ def study_problems(study: "Study") -> list[str]:
     """`field: reason` for everything in `study` that would fail once people join (empty: fine)."""
     from duologue.agents import make_agent
     from duologue.tasks import make, spec
+    from duologue.web.protocol import problems as protocol_problems
     from duologue.web.questionnaires import QuestionnaireError, get_questionnaire
 
     problems: list[str] = []
@@ -54,6 +55,8 @@ def study_problems(study: "Study") -> list[str]:
                 get_questionnaire(name)
             except QuestionnaireError as error:
                 problems.append(f"{field}: {error}")
+    if study.protocol is not None:
+        problems.extend(protocol_problems(study.task, study.protocol))
     if study.scenarios.source == "corpus":
         problems.extend(_corpus_problems(study))
     return problems
