@@ -21,6 +21,22 @@ def test_a_persons_pages_are_never_cached_and_public_ones_may_be(client):
     assert client.get("/static/style.css").headers.get("cache-control") != "no-store"
 
 
+def test_the_protocol_pages_before_the_lobby_are_never_cached(make_client):
+    import yaml
+
+    from duologue.tasks import spec
+    from duologue.web.study import Study
+
+    study = Study.model_validate(yaml.safe_load(spec("casino-v0").resource("protocol", "study.yaml").read_text(encoding="utf-8")))
+    client = make_client([study])
+    first = client.get(f"/study/{study.id}?participant=cache-2", follow_redirects=False)
+    consent = client.get(first.headers["location"])
+    assert consent.status_code == 200 and consent.headers["cache-control"] == "no-store"
+    refused = client.post(first.headers["location"], data={})  # the form shown again with the answers given
+    assert refused.status_code == 422 and refused.headers["cache-control"] == "no-store"
+    assert client.get(f"/waiting-code/{study.id}?participant=cache-2").headers["cache-control"] == "no-store"
+
+
 def test_templates_carry_no_inline_script_or_style():
     """What the policy would block: inline scripts, handlers and style attributes in any template."""
     from pathlib import Path

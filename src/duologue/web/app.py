@@ -83,8 +83,9 @@ SECURITY_HEADERS = [
     # scripts, styles and sockets only from the platform itself: no inline script, no other site
     (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
 ]
-PRIVATE_PATHS = ("/chat/", "/questionnaire/", "/api/chat/", "/api/questionnaire/", "/rate", "/study/")
-"""Pages that show one person's seat, answers or completion code: never kept by a browser or proxy cache."""
+PRIVATE_PATHS = ("/chat/", "/questionnaire/", "/api/chat/", "/api/questionnaire/", "/rate", "/study/", "/protocol/", "/waiting-code/")
+"""Pages that show one person's seat, answers (the protocol's surveys too) or completion code:
+never kept by a browser or proxy cache."""
 NO_STORE = [(b"cache-control", b"no-store")]
 
 
