@@ -115,7 +115,7 @@ def test_no_frame_a_party_gets_carries_the_other_partys_private_view(client, tas
     tokens = pair_two(client, f"{task}-people", f"a{n}", f"b{n}")
     seen: dict[str, list] = {t: [] for t in tokens}
     with client.websocket_connect(f"/ws/chat/{tokens[0]}") as ws_a, client.websocket_connect(f"/ws/chat/{tokens[1]}") as ws_b:
-        sockets = dict(zip(tokens, (ws_a, ws_b)))
+        sockets = dict(zip(tokens, (ws_a, ws_b), strict=True))
         states = {t: drain_states(sockets[t], seen[t]) for t in tokens}
         for _ in range(40):
             if all(s["done"] for s in states.values()):

@@ -43,7 +43,7 @@ def _duo_record(fixtures, relative: str) -> dict:
 
 
 def _two_humans(task: str, task_id: str, ids=("a", "b"), roles=(None, None)) -> Dialogue:
-    parties = [Party(id=i, kind="human", role=r, participant_id=f"P-{i}") for i, r in zip(ids, roles)]
+    parties = [Party(id=i, kind="human", role=r, participant_id=f"P-{i}") for i, r in zip(ids, roles, strict=True)]
     return Dialogue(id=f"d-{task_id}", task=task, parties=parties, meta={"task_id": task_id})
 
 

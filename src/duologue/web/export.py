@@ -150,7 +150,7 @@ def _write_native_group(fmt: CorpusFormat, dialogues: list[Dialogue], out: Path)
             problems = [str(p) for p in fmt.check(record)]
         except (ValueError, KeyError, TypeError) as error:  # a writer refusing a dialogue it cannot express
             record, problems = None, [f"cannot write this dialogue in the {fmt.name} format: {error}"]
-        if problems:
+        if problems or record is None:  # no record comes without a problem saying why
             result.skipped.append({"dialogue": dialogue.id, "problems": problems})
             missing.update(_rating_key(r) for r in dialogue.ratings)
             continue

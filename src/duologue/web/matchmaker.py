@@ -236,7 +236,7 @@ class Matchmaker:
             return
         alive = await cluster.lobby_alive(study.id, [participant for participant, _ in pair])
         if not all(alive):  # a ghost whose worker died: dropped; the living go back to wait
-            for (participant, since), live in zip(pair, alive):
+            for (participant, since), live in zip(pair, alive, strict=True):
                 if live:
                     await cluster.lobby_return(study.id, [(participant, since)])
                 else:
@@ -245,7 +245,7 @@ class Matchmaker:
         async with self._seating(study, [participant for participant, _ in pair]):
             seated = [self.existing_seat(study, participant) is not None for participant, _ in pair]
             if any(seated):  # seated a moment ago from another tab: one seat each, never a second dialogue
-                for (participant, since), has_seat in zip(pair, seated):
+                for (participant, since), has_seat in zip(pair, seated, strict=True):
                     if has_seat:
                         await cluster.lobby_drop(study.id, participant)
                     else:

@@ -144,8 +144,10 @@ class ScenarioPool:
             from duologue.data.io import read_corpus
             from duologue.tasks import corpus_format
 
-            result = read_corpus(corpus_format(study.scenarios.corpus or ""), study.scenarios.path, skip_invalid=True)
-            dialogues = list(getattr(result, "dialogues", result))
+            corpus, path = study.scenarios.corpus, study.scenarios.path
+            if corpus is None or path is None:  # refused by `Scenarios` on validation; a copy made without it can get here
+                raise StudyError(f"study {study.id}: scenarios.source 'corpus' needs scenarios.corpus and scenarios.path")
+            dialogues = read_corpus(corpus_format(corpus), path, skip_invalid=True).dialogues
             if study.scenarios.limit is not None:
                 dialogues = dialogues[: study.scenarios.limit]
             self._corpus = [(f"corpus:{d.id}", d.scenario) for d in dialogues]

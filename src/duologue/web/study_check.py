@@ -13,6 +13,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from duologue.web.study import Study
 
+BUILD_ERRORS: tuple[type[Exception], ...] = (KeyError, ValueError, TypeError, OSError, ImportError)
+"""How a task or agent refuses its settings: an unknown name (a `KeyError`), a bad value, a
+missing file, or a model package that is not installed."""
+
 
 def study_problems(study: "Study") -> list[str]:
     """`field: reason` for everything in `study` that would fail once people join (empty: fine)."""
@@ -25,12 +29,12 @@ def study_problems(study: "Study") -> list[str]:
     task = None
     try:
         task = make(study.task, **study.task_options)
-    except Exception as whole:  # name the option at fault where one alone is refused
+    except BUILD_ERRORS as whole:  # name the option at fault where one alone is refused
         named = []
         for key, value in study.task_options.items():
             try:
                 make(study.task, **{key: value})
-            except Exception as error:
+            except BUILD_ERRORS as error:
                 named.append(f"task_options.{key}: {error}")
         problems.extend(named or [f"task_options: {study.task} refuses them together: {whole}"])
     parties = spec(study.task).parties
@@ -42,7 +46,7 @@ def study_problems(study: "Study") -> list[str]:
                 continue
             try:
                 make_agent(partner.agent, task)
-            except Exception as error:
+            except BUILD_ERRORS as error:
                 problems.append(f"partners.{index}.agent: {partner.agent!r} cannot be built: {error}")
     kinds = {partner.pairing for partner in study.partners}
     for key in study.quotas:
@@ -63,6 +67,7 @@ def study_problems(study: "Study") -> list[str]:
 
 
 def _corpus_problems(study: "Study") -> list[str]:
+    from duologue.data.io import CorpusReadError
     from duologue.tasks import UnknownNameError, corpus_format
     from duologue.web.study import ScenarioPool
 
@@ -75,6 +80,6 @@ def _corpus_problems(study: "Study") -> list[str]:
         return [f"scenarios.corpus: {error}"]
     try:
         ScenarioPool(study)
-    except Exception as error:
+    except (CorpusReadError, ValueError, KeyError, OSError) as error:
         return [f"scenarios.path: {path} cannot be read as {study.scenarios.corpus}: {error}"]
     return []

@@ -47,7 +47,7 @@ def warm_study(study: Study) -> list[str]:
             if task.legal_actions(bot_party):
                 agent.act(task.observe(bot_party))
             warmed.append(partner.agent)
-        except Exception as error:  # warming is a courtesy: the real turn will say what is wrong
+        except Exception as error:  # noqa: BLE001 - warming is a courtesy run in the background: the real turn will say what is wrong
             log.warning("could not warm %s for study %s: %s", partner.agent, study.id, error)
     return warmed
 
@@ -58,6 +58,6 @@ def warm(studies: Iterable[Study]) -> float:
     for study in list(studies):
         try:
             warm_study(study)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - a background courtesy at start must never stop the platform
             log.warning("could not warm the bots of study %s: %s", study.id, error)
     return time.perf_counter() - started

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Body, HTTPException, Request
 from fastapi.responses import RedirectResponse
 
-from duologue.core.schema import Dialogue
+from duologue.core.schema import Dialogue, Rating
 from duologue.web.app import page, platform
 from duologue.web.frames import invalid_text
 from duologue.web.payments import too_short
@@ -27,9 +27,10 @@ def party_forms(study: Study | None, dialogue: Dialogue, seat: Seat) -> list[Que
     return forms_for(dialogue, "party", seat.party, task_id=task_id)
 
 
-def read_answers(forms: list[QuestionnaireForm], answers: dict[str, Any]):
+def read_answers(forms: list[QuestionnaireForm], answers: dict[str, Any]) -> tuple[list[Rating], list[str]]:
     """All forms' ratings, or every problem (keys are `<form index>.<field key>`)."""
-    ratings, problems = [], []
+    ratings: list[Rating] = []
+    problems: list[str] = []
     for index, form in enumerate(forms):
         prefix = f"{index}."
         mine = {k[len(prefix) :]: v for k, v in answers.items() if isinstance(k, str) and k.startswith(prefix)}

@@ -12,7 +12,7 @@ import time
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse
 
-from duologue.core.schema import Dialogue
+from duologue.core.schema import Dialogue, Message, Offer, Select, SubmitDeal, SystemNote
 from duologue.web import identity
 from duologue.web.app import PARTICIPANT_ID, page, platform
 from duologue.web.questionnaires import QuestionnaireForm, forms_for, get_questionnaire, questionnaires_for
@@ -109,15 +109,15 @@ def _transcript(dialogue: Dialogue) -> list[dict]:
     rows = []
     for event in dialogue.events:
         label = party_label(dialogue, event.party) if event.party else "System"
-        if event.kind == "message":
+        if isinstance(event, Message):
             text = event.text
-        elif event.kind == "submit-deal":
+        elif isinstance(event, SubmitDeal):
             text = f"proposes a deal: they get {event.mine}, the other gets {event.theirs}"
-        elif event.kind == "offer":
+        elif isinstance(event, Offer):
             text = f"makes a final offer of ${event.price:g}" if event.price is not None else "makes an offer"
-        elif event.kind == "select":
+        elif isinstance(event, Select):
             text = "selects " + ", ".join(str(v) for v in event.item.values())
-        elif event.kind == "system":
+        elif isinstance(event, SystemNote):
             text = f"(the dialogue ended: {event.name.replace('_', ' ')})"
         else:
             text = MOVE_WORDS.get(event.kind, event.kind.replace("-", " "))
