@@ -81,3 +81,22 @@ def test_rater_ids_are_bound_the_same_way(make_client):
     assert first.get("/rate?rater=rater-1", follow_redirects=False).status_code in (200, 303)
     refused = second.get("/rate?rater=rater-1", follow_redirects=False)
     assert refused.status_code == 403 and REFUSED in refused.text
+
+
+def test_a_lobby_page_that_fails_leaves_the_id_free_for_the_browser_that_tries_again(make_client):
+    from sqlalchemy import text
+
+    from duologue.web.protocol import _Base, progress_of
+
+    first, _ = two_browsers(make_client)
+    storage = first.app.state.platform.storage
+    progress_of(first.app.state.platform)
+    with storage.engine.begin() as connection:  # the pages' progress table is away: the lobby page fails after the id was claimed
+        connection.execute(text("DROP TABLE protocol_progress"))
+    failing = TestClient(first.app, raise_server_exceptions=False)
+    assert failing.get("/study/solo?participant=unlucky").status_code == 500
+    assert identity.COOKIE not in failing.cookies and storage.session_of("unlucky") is None
+    _Base.metadata.create_all(storage.engine)
+    again = TestClient(first.app)
+    assert again.get("/study/solo?participant=unlucky").status_code == 200 and identity.COOKIE in again.cookies
+    assert storage.session_of("unlucky") is not None

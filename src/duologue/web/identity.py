@@ -56,6 +56,12 @@ def claim(state: Any, participant_id: str, session: str | None) -> bool:
     return state.storage.bind_session(participant_id, mine) == mine
 
 
+def release(state: Any, participant_id: str, session: str) -> None:
+    """Undo `claim` for a page that then failed: its fresh cookie never reached the browser, so the
+    id must not stay bound to a session nobody holds."""
+    state.storage.unbind_session(participant_id, keyed(state.settings.secret, session))
+
+
 def may_use(state: Any, participant_id: str | None, session: str | None) -> bool:
     """Whether this browser may use what belongs to the id (its seat, questionnaire, code)."""
     if participant_id is None:

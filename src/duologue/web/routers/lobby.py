@@ -44,7 +44,12 @@ async def lobby(request: Request, study_id: str):
     session = session or identity.new_session()
     if not identity.claim(state, participant, session):
         raise HTTPException(403, identity.REFUSED)
-    response = gate(request, state, study, participant) or page(request, "lobby.html", {"study": study, "participant": participant})
+    try:
+        response = gate(request, state, study, participant) or page(request, "lobby.html", {"study": study, "participant": participant})
+    except BaseException:
+        if fresh:  # the cookie goes out only with an accepted page: a refused one leaves the id unbound
+            identity.release(state, participant, session)
+        raise
     if fresh:
         identity.set_session(response, session, secure=request.url.scheme == "https")
     return response
