@@ -19,10 +19,11 @@ import json
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, cast
 
 from pydantic import TypeAdapter
 from sqlalchemy import Boolean, event, inspect, text, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, func, select, update
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
@@ -360,9 +361,10 @@ class Storage:
         submissions at the same moment (a double click, two tabs, two workers) only the one that
         marks the questionnaire done stores its answers; the other gets the stored seat back."""
         with self._session.begin() as session:
-            first = session.execute(
+            marked = session.execute(
                 update(SeatRow).where(SeatRow.token == token, SeatRow.questionnaire_done.is_(False)).values(questionnaire_done=True, completion_code=completion_code)
-            ).rowcount
+            )
+            first = cast("CursorResult[Any]", marked).rowcount  # an UPDATE's result is a cursor result; the stubs say only Result
             row = session.scalar(select(SeatRow).where(SeatRow.token == token).execution_options(populate_existing=True))
             if row is None:
                 raise KeyError("no such seat")
