@@ -28,12 +28,12 @@ import hashlib
 import hmac
 import io
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 FORMULA_NAMES = ("points", "partner_points", "agreed", "messages", "seconds", "waited")
-_FUNCTIONS = {"min": min, "max": max, "round": lambda value, digits=0: round(value, int(digits))}
+_FUNCTIONS: dict[str, Callable[..., float]] = {"min": min, "max": max, "round": lambda value, digits=0: round(value, int(digits))}
 _OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b if b else 0.0}
 
 

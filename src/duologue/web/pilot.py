@@ -22,7 +22,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-sync"]
@@ -52,7 +52,7 @@ class PilotResult:
 
 
 @contextmanager
-def running_platform(studies: list, folder: Path | None = None, **settings) -> Iterator[tuple[str, object]]:
+def running_platform(studies: list, folder: Path | None = None, **settings: Any) -> Iterator[tuple[str, Any]]:
     """(base URL, app) of a platform running these studies on a temporary SQLite database."""
     import uvicorn
 
@@ -61,7 +61,7 @@ def running_platform(studies: list, folder: Path | None = None, **settings) -> I
 
     with tempfile.TemporaryDirectory(prefix="duologue-pilot-") as temporary:
         root = Path(folder or temporary)
-        values = dict(database_url=f"sqlite:///{root / 'pilot.db'}", secret=secrets.token_hex(16), admin_token=secrets.token_hex(16), bot_typing_seconds=0.2)
+        values: dict[str, Any] = dict(database_url=f"sqlite:///{root / 'pilot.db'}", secret=secrets.token_hex(16), admin_token=secrets.token_hex(16), bot_typing_seconds=0.2)
         values.update(settings)
         app = create_app(Settings(**values), studies)
         with socket.socket() as sock:
@@ -92,6 +92,7 @@ async def _protocol_page(page, study, result: PilotResult, rng: random.Random) -
             await page.locator(f"input[name='check_{i}'][value='{check.answer}']").check()
     else:
         for box in await page.locator("fieldset.item").all():
+            value: Any  # the answer as given: text, a number, or a choice
             kind = await box.get_attribute("data-kind")
             if kind == "text":
                 name = await box.locator("textarea").get_attribute("name")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 import yaml
@@ -55,7 +55,8 @@ def _platform(db: str | None):
     from duologue.web.settings import Settings
     from duologue.web.storage import Storage
 
-    settings = Settings(**({"database_url": db} if db else {}))
+    overrides: dict[str, Any] = {"database_url": db} if db else {}
+    settings = Settings(**overrides)
     try:
         storage = Storage(settings.database_url)
     except Exception as error:  # noqa: BLE001 - a URL that does not work, a driver that is missing

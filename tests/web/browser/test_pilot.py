@@ -57,7 +57,7 @@ def test_a_piloted_casino_collection_exports_valid_records_filled_by_the_person(
     records = json.loads(native.read_text(encoding="utf-8"))
     assert len(records) == 2
     answers = {r.participant: r.answers for r in results}
-    for record, dialogue in zip(records, dialogues):
+    for record, dialogue in zip(records, dialogues, strict=True):
         person = next(p for p in dialogue.parties if p.kind == "human")
         given = answers[person.participant_id]
         info = record["participant_info"][person.id]
