@@ -111,6 +111,8 @@ MOVE_DATA: dict[str, dict[str, str]] = {
 
 RECORD_KEYS = ("dialogue_id", "chat_logs", "participant_info", "annotations")
 ENTRY_KEYS = ("text", "task_data", "id")
+_RECORD_KEY_SET = frozenset(RECORD_KEYS)
+_ENTRY_KEY_SET = frozenset(ENTRY_KEYS)
 PARTICIPANT_KEYS = ("value2issue", "value2reason", "outcomes", "demographics", "personality")
 OUTCOME_KEYS = ("points_scored", "satisfaction", "opponent_likeness")
 DEMOGRAPHIC_TYPES: dict[str, type] = {"age": int, "gender": str, "ethnicity": str, "education": str}
@@ -386,7 +388,7 @@ class CasinoFormat(CorpusFormat):
         reason_order = {pid: list(info[pid]["value2reason"]) for pid in ids if list(info[pid]["value2reason"]) != list(PRIORITY_LEVELS)}
         if reason_order:  # Hugging Face rows list Low, Medium, High
             source_extra["value2reason_order"] = reason_order
-        if len(record) != len(RECORD_KEYS):
+        if record.keys() != _RECORD_KEY_SET:  # not only a count: a key may be missing and another added
             fields = {k: v for k, v in record.items() if k not in RECORD_KEYS}
             if fields:
                 source_extra["fields"] = fields
@@ -713,7 +715,7 @@ def _private_view(participant: Mapping[str, Any]) -> dict[str, Any]:
 def _event(entry: Mapping[str, Any]):
     text, task_data, party = entry["text"], entry["task_data"], entry["id"]
     extra: dict[str, Any] = {}
-    if len(entry) != len(ENTRY_KEYS):
+    if entry.keys() != _ENTRY_KEY_SET:
         fields = {k: v for k, v in entry.items() if k not in ENTRY_KEYS}
         if fields:
             extra["fields"] = fields
