@@ -27,10 +27,13 @@ def test_the_study_is_filled_to_each_size_and_every_join_is_a_real_pairing(tmp_p
         counts = storage.count_by(bench.STUDY, "pairing")
         by_scenario = storage.count_pairs(bench.STUDY)
         joined = storage.dialogues(study_id=bench.STUDY)
+        aside = storage.set_aside(bench.STUDY)
     finally:
         storage.close()
-    # 1,500 stored plus the pairs seated at the last size (3 pairs x 2 rounds); the first size's joins are within the 1,500
-    assert counts == {bench.PAIRING: 1500 + 6}
+    # 1,500 stored plus the pairs seated at the last size (3 pairs x 2 rounds); the first size's joins are
+    # within the 1,500. Finished dialogues without a message are set aside and count toward no quota.
+    assert set(aside.values()) <= {"no messages"}
+    assert counts == {bench.PAIRING: 1500 + 6 - len(aside)}
     assert len({key for key, _ in by_scenario}) == 7
     seated = [d for d in joined if len(d.id.rsplit("-", 1)[1]) != 7]  # stored ones are numbered with 7 digits
     assert len(seated) == 12  # every join of every round started a dialogue of two new people
