@@ -141,27 +141,37 @@ class OpenChatTask(Task):
         }
 
 
-class EmpatheticChatTask(OpenChatTask):
-    """DUO's ED setting: the user tells an emotional episode first; the bot listens."""
-
-    spec = TaskSpec(
-        id="openchat-ed-v0",
+def setting_spec(task_id: str, *, title: str, description: str, judge_context: str) -> TaskSpec:
+    """The spec of one DUO setting: everything but its words is shared by both settings."""
+    return TaskSpec(
+        id=task_id,
         family="openchat",
-        title="Open chat: talk about a feeling",
-        description=(
-            "A user picks an emotion and tells the bot about something that happened to them; the bot listens with "
-            "empathy for about 20 utterances. Then the user rates the bot, and third parties rate the transcript."
-        ),
+        title=title,
+        description=description,
         parties=(USER, BOT),
         roles=("user", "system"),
         person=USER,
         kind="rated",
         metrics=OpenChatTask.METRICS,
-        judge_context="In this conversation a user tells a chatbot (the bot) about something that happened to them, and the bot listens.",
+        judge_context=judge_context,
         corpus="duo",
         resources="duologue.tasks.openchat",
         questionnaires={"party": "user.yaml", "rater": "rater.yaml"},
         analysis="duologue.tasks.openchat.analysis:analyze",
+    )
+
+
+class EmpatheticChatTask(OpenChatTask):
+    """DUO's ED setting: the user tells an emotional episode first; the bot listens."""
+
+    spec = setting_spec(
+        "openchat-ed-v0",
+        title="Open chat: talk about a feeling",
+        description=(
+            "A user picks an emotion and tells the bot about something that happened to them; the bot listens with "
+            "empathy for about 20 utterances. Then the user rates the bot, and third parties rate the transcript."
+        ),
+        judge_context="In this conversation a user tells a chatbot (the bot) about something that happened to them, and the bot listens.",
     )
     setting = "ed"
     first_party = USER
@@ -174,24 +184,14 @@ class EmpatheticChatTask(OpenChatTask):
 class WizardChatTask(OpenChatTask):
     """DUO's WoW setting: the bot opens a chat about a topic and has the last word."""
 
-    spec = TaskSpec(
-        id="openchat-wow-v0",
-        family="openchat",
+    spec = setting_spec(
+        "openchat-wow-v0",
         title="Open chat: talk about a topic",
         description=(
             "The bot opens a chat about a topic and the user talks with it for about 20 utterances. Then the user "
             "rates the bot, and third parties rate the transcript."
         ),
-        parties=(USER, BOT),
-        roles=("user", "system"),
-        person=USER,
-        kind="rated",
-        metrics=OpenChatTask.METRICS,
         judge_context="In this conversation a user and a chatbot (the bot) talk about a topic.",
-        corpus="duo",
-        resources="duologue.tasks.openchat",
-        questionnaires={"party": "user.yaml", "rater": "rater.yaml"},
-        analysis="duologue.tasks.openchat.analysis:analyze",
     )
     setting = "wow"
     first_party = BOT
