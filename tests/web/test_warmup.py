@@ -1,5 +1,6 @@
 """Bots are warmed at start: in a fresh process (nothing imported yet), the first bot reply after
-a person's first message comes within 2 s of an ordinary reply."""
+a person's first message comes within 2 s of an ordinary reply; the start waits for the warm-up,
+and a lobby of a study added later waits for its bots. (In Chromium: tests/web/browser/test_first_reply.py.)"""
 
 from __future__ import annotations
 
@@ -28,10 +29,9 @@ FRESH_PROCESS = textwrap.dedent(
 
     study = Study(id="bargain", task=sys.argv[1], partners=[Partner(kind="bot", agent="rule")], bot_wait_seconds=0.0, time_limit_seconds=None)
     app = create_app(fast_settings(Path(tempfile.mkdtemp()), warm_bots=True), [study])
-    with TestClient(app) as client:
-        warming = app.state.platform.warming
-        while not warming.done():
-            time.sleep(0.05)
+    with TestClient(app) as client:  # the start itself waits for the warm-up
+        warmer = app.state.platform.warmer
+        assert warmer.seconds is not None and all(f.done() for f in warmer.warming.values())
         token = join_lobby(client, "bargain", "first-person")
         replies = []
         with client.websocket_connect(f"/ws/chat/{token}") as ws:
@@ -44,7 +44,7 @@ FRESH_PROCESS = textwrap.dedent(
                 replies.append(time.perf_counter() - sent)
                 if state["done"] or "say" not in state["legal"]:
                     break
-    print(json.dumps({"warm_seconds": warming.result(), "replies": replies}))
+    print(json.dumps({"warm_seconds": warmer.seconds, "replies": replies}))
     """
 )
 
@@ -63,3 +63,29 @@ def test_warming_plays_only_local_bots_and_never_fails_the_start():
     assert warm_study(study) == ["rule", "random"]  # a remote model is never called to warm it
     broken = Study(id="b", task="casino-v0", partners=[Partner(kind="bot", agent="no-such-agent")])
     assert warm_study(broken) == []
+
+
+def test_a_lobby_waits_for_its_studys_bots_before_pairing(make_client, monkeypatch):
+    """A study added on a running platform is warmed in the background; nobody meets its bot cold."""
+    import threading
+
+    from web.webtest_helpers import join_lobby
+
+    from duologue.web import warmup
+
+    release = threading.Event()
+    warmed: list[str] = []
+
+    def slow_warm(studies):
+        release.wait(30)
+        warmed.extend(s.id for s in studies)
+        return 0.0
+
+    client = make_client(studies=[Study(id="people", task="casino-v0", partners=[Partner(kind="human")])], warm_bots=True)
+    monkeypatch.setattr(warmup, "warm", slow_warm)
+    state = client.app.state.platform
+    state.add_study(Study(id="late", task="casino-v0", partners=[Partner(kind="bot", agent="rule")], bot_wait_seconds=0.0))
+    timer = threading.Timer(0.5, release.set)
+    timer.start()
+    join_lobby(client, "late", "late-person")  # returns with a seat only after the warm-up ended
+    assert warmed == ["late"]

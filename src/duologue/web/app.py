@@ -8,12 +8,11 @@ With `--workers N`, uvicorn imports `create_app_from_env` in each worker process
 
 from __future__ import annotations
 
-import asyncio
 import re
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AsyncIterator
+from typing import TYPE_CHECKING, AsyncIterator
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse
@@ -28,6 +27,9 @@ from duologue.web.matchmaker import Matchmaker
 from duologue.web.settings import Settings
 from duologue.web.storage import Storage, StorageUnavailable
 from duologue.web.study import Study, default_studies, load_studies
+
+if TYPE_CHECKING:
+    from duologue.web.warmup import BotWarmer
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -46,8 +48,8 @@ class Platform:
     studies: dict[str, Study]
     hub: LiveHub
     matchmaker: Matchmaker
-    warming: "asyncio.Future[float] | None" = None
-    """The start's bot warm-up (`duologue.web.warmup`), running in a thread; its result is the seconds it took."""
+    warmer: "BotWarmer | None" = None
+    """The bots' warm-up (`duologue.web.warmup`): the start waits for it; a lobby waits for its study's."""
 
     def study(self, study_id: str) -> Study:
         study = self.studies.get(study_id)
@@ -59,6 +61,13 @@ class Platform:
         self.studies[study.id] = study
         self.matchmaker.pools.pop(study.id, None)
         self.storage.save_study(study.id, study.model_dump(mode="json"))
+        if self.warmer is not None:  # its lobby waits for these bots before pairing anyone
+            self.warmer.start([study])
+
+    async def bots_ready(self, study_id: str) -> None:
+        """Until the study's bots are warm: nobody is paired with a cold bot."""
+        if self.warmer is not None:
+            await self.warmer.ready(study_id)
 
 
 def platform(request: Request) -> Platform:
@@ -167,11 +176,16 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
             await hub.join_cluster(settings.redis_url)
         else:
             hub.mark_interrupted()
-        if settings.warm_bots:  # the first bot reply after a start as fast as any other
-            from duologue.web.warmup import warm
+        if settings.warm_bots:  # ready only with warm bots: the first reply after a start as fast as any other
+            from duologue.web.warmup import BotWarmer, show_progress
 
-            state.warming = asyncio.get_running_loop().run_in_executor(None, warm, list(state.studies.values()))
+            show_progress()
+            state.warmer = BotWarmer()
+            state.warmer.start(state.studies.values())
+            await state.warmer.wait_all()
         yield
+        if state.warmer is not None:
+            state.warmer.close()
         await matchmaker.close()
         await hub.close()
         storage.close()

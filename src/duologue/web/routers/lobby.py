@@ -55,6 +55,12 @@ async def lobby(request: Request, study_id: str):
     return response
 
 
+async def _join_when_bots_are_warm(state, study, participant: str):
+    """The matchmaker's seat, asked for once the study's bots are warm (at once, after the start)."""
+    await state.bots_ready(study.id)
+    return await state.matchmaker.join(study, participant)
+
+
 @router.websocket("/ws/lobby/{study_id}")
 async def lobby_socket(websocket: WebSocket, study_id: str):
     """Wait for a seat; the page is told where to go (`paired`) or why it cannot play (`refused`)."""
@@ -77,7 +83,7 @@ async def lobby_socket(websocket: WebSocket, study_id: str):
         await websocket.close(code=1008)
         return
     await websocket.send_json({"type": "waiting", "bot_wait_seconds": study.bot_wait_seconds, "humans": study.allows_humans})
-    joining = asyncio.ensure_future(state.matchmaker.join(study, participant))
+    joining = asyncio.ensure_future(_join_when_bots_are_warm(state, study, participant))
     leaving = asyncio.ensure_future(websocket.receive())
     try:
         while True:
