@@ -1,5 +1,6 @@
 """The rule agent: it reads people, concedes within its limit, closes deals, and varies its wording."""
 
+import itertools
 import random
 
 import pytest
@@ -21,10 +22,10 @@ def listing(listing_id):
 
 
 def limit_of(view, listed):
-    """The limit the rule agent must respect: bottomline, else 0.7 x listing (seller) / the midpoint (buyer)."""
+    """The limit the rule agent walks away beyond: bottomline, else 0.55 x listing (seller) / the listing price (buyer)."""
     if view["bottomline"] is not None:
         return view["bottomline"]
-    return 0.7 * listed if view["role"] == "seller" else max(view["target"], (view["target"] + listed) / 2)
+    return 0.55 * listed if view["role"] == "seller" else max(view["target"], listed)
 
 
 class Scripted(Agent):
@@ -145,7 +146,7 @@ def test_agreement_without_a_price_makes_a_final_offer_at_the_agents_price():
 def test_the_seller_never_accepts_below_its_floor(bottomline):
     item = listing("furniture-01")
     scenario = scenario_from_listing(item, 0.5, scenario_id="S_floor", bottomlines=(None, bottomline))
-    floor = bottomline if bottomline is not None else 0.7 * item.price
+    floor = bottomline if bottomline is not None else 0.55 * item.price
     low_offers = [floor - 1, floor - 30, floor - 0.5, floor - 10, 100.0, floor - 1, floor - 2, floor - 1]
     task = CraigslistTask(first="0", max_turns=20)
     dialogue = play_episode(task, {"0": Scripted(["hi"] + low_offers), "1": CraigslistRuleAgent()}, seed=2, scenario=scenario)
@@ -247,3 +248,48 @@ def test_money_is_written_in_several_forms():
     assert {"$1,200", "$1200", "1200 dollars", "1200 bucks", "1.2k"} <= forms
     for form in forms:
         assert find_price(f"how about {form}?", listing_price=1500) == 1200
+
+
+# ---------------------------------------------------------------- after a refusal, and final offers
+
+
+def test_after_a_refused_offer_the_next_is_better_for_the_partner_and_never_repeated():
+    """People turn offers down and keep talking; the agent moves toward them, not back to the same price."""
+    item = listing("furniture-01")
+    scenario = scenario_from_listing(item, 0.6, scenario_id="S_refused")
+    task = CraigslistTask(first="0", max_turns=30)
+    person = Scripted(["hi, is it still available?", "I can pay $250 for it.", "reject", "Okay.", "reject", "Okay.", "reject", "$250 is really all I have."])
+    dialogue = play_episode(task, {"0": person, "1": CraigslistRuleAgent()}, seed=3, scenario=scenario)
+    offers = [e.price for e in dialogue.events if isinstance(e, Offer) and e.party == "1"]
+    assert len(offers) >= 2, dialogue.events
+    assert len(set(offers)) == len(offers), f"an offer the person turned down was made again: {offers}"
+    assert all(later < earlier for earlier, later in itertools.pairwise(offers)), offers
+    assert all(price >= 0.55 * item.price for price in offers)
+
+
+def test_a_final_offer_after_bargaining_within_the_limit_is_taken():
+    """A person's final offer is take-it-or-leave-it: after some haggling, one within the limit is accepted."""
+    item = listing("furniture-01")
+    scenario = scenario_from_listing(item, 0.6, scenario_id="S_final")
+    task = CraigslistTask(first="0", max_turns=30)
+    below_comfort = round(0.66 * item.price)
+    person = Scripted(["hi, would you take $200?", f"I could stretch to ${below_comfort}, no more.", f"${below_comfort} is my limit.", float(below_comfort)])
+    dialogue = play_episode(task, {"0": person, "1": CraigslistRuleAgent()}, seed=4, scenario=scenario)
+    assert dialogue.outcome.agreed and dialogue.outcome.deal["price"] == below_comfort
+
+
+def test_a_lowball_final_offer_before_any_bargaining_is_turned_down():
+    item = listing("furniture-01")
+    scenario = scenario_from_listing(item, 0.6, scenario_id="S_lowball")
+    task = CraigslistTask(first="0", max_turns=30)
+    dialogue = play_episode(task, {"0": Scripted([float(round(0.6 * item.price))]), "1": CraigslistRuleAgent()}, seed=5, scenario=scenario)
+    assert not dialogue.outcome.agreed
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_seller_never_asks_more_than_its_listing_price(seed):
+    item = listing("furniture-01")
+    scenario = scenario_from_listing(item, 0.6, scenario_id="S_ask")
+    for _line, _agent, move in converse(scenario, "1", ["hi", "how much?", "what's your best price?"], seed=seed):
+        price = price_in(move, item.price)
+        assert price is None or price <= item.price, move

@@ -6,16 +6,23 @@ In the spirit of CoCoA's rule bot (He et al. 2018), rebuilt from the description
   description lines; the buyer asks questions that fit the category;
 * it opens near its target (the seller at the listing price, the buyer a little under its target)
   and concedes gradually: each counter moves a share of the way toward the partner's last price,
-  never past its limit. The seller's limit is its bottomline when the scenario sets one, else
-  `floor_fraction` (0.7) of the listing price; the buyer's is its bottomline, else the midpoint
-  between its target and the listing price;
+  never past its *comfort* price: the seller's is `comfort_fraction` (0.7) of the listing price, the
+  buyer's the midpoint between its target and the listing price;
+* its *limit*, the price it walks away beyond, is wider: its bottomline when the scenario sets one,
+  else `floor_fraction` (0.55) of the listing price for a seller, and the listing price for a buyer.
+  It goes past its comfort price only when the partner holds firm: after the partner turned down an
+  offer of its own, insisted on a price, or made a final offer after some bargaining (people's final
+  offers are meant to be taken or left);
 * it understands the partner's prices from free text (`reading.py`, `prices.py`) and from offers,
   and their agreement, refusal and questions; it also follows the coarse act of every move the way
   the corpus parser labels them (`acts.py`: init-price, counter-price, insist, agree, ...), kept on
   each reading as `act`;
 * when the two prices are close, or the partner's price is at least as good as its own, it makes
-  a final offer; it accepts a final offer that is within its limit and close to what it asked (or
-  any offer within its limit when the turns run out), and rejects the others, then counters;
+  a final offer; it accepts a final offer within its limit that is close to what it asked, or that
+  comes after bargaining, or when the turns run out, and rejects the others, then counters;
+* when the partner turns down one of its offers, its next offer is better for the partner: halfway
+  to the partner's price, then the partner's price itself when that is within its limit; it never
+  makes the same rejected offer again;
 * it quits only as a last resort: when time is nearly up and the partner stays beyond its limit.
 
 Every move has several phrasings chosen with the agent's own RNG, and prices are written in
@@ -105,18 +112,23 @@ class CraigslistRuleAgent(Agent):
     def __init__(
         self,
         *,
-        floor_fraction: float = 0.7,
+        floor_fraction: float = 0.55,
+        comfort_fraction: float = 0.7,
         concession: tuple[float, float] = (0.2, 0.4),
         close_fraction: float = 0.03,
         chat_turns: int = 2,
     ) -> None:
         """
-        floor_fraction: the seller's limit as a share of the listing price when no bottomline is set.
+        floor_fraction: the seller's limit (walk-away price) as a share of the listing price when no
+            bottomline is set.
+        comfort_fraction: the seller's comfort price (where its concessions stop until the partner
+            holds firm) as a share of the listing price.
         concession: the share of the gap to the partner's price given up in one counter (drawn per counter).
         close_fraction: prices closer than this share of the listing price count as agreed.
         chat_turns: messages about the item before the buyer names a price.
         """
         self.floor_fraction = floor_fraction
+        self.comfort_fraction = comfort_fraction
         self.concession = concession
         self.close_fraction = close_fraction
         self.chat_turns = chat_turns
@@ -138,6 +150,11 @@ class CraigslistRuleAgent(Agent):
         self.insisted = 0
         self.my_offer: float | None = None
         self.offers_rejected = 0
+        self.rejected_prices: list[float] = []
+        self.just_rejected = False
+        self.held_firm = False
+        self.nudges = 0
+        """The partner turned down an offer of mine or insisted on a price: I may go past my comfort price."""
         self.asked: list[str] = []
         self.told: list[str] = []
         self.stated: list[float | None] = []
@@ -168,12 +185,14 @@ class CraigslistRuleAgent(Agent):
         self.bottomline = float(bottomline) if isinstance(bottomline, (int, float)) and not isinstance(bottomline, bool) else None
         if self.seller:
             self.limit = self.bottomline if self.bottomline is not None else self.floor_fraction * self.listing
-            self.opening = max(self.target, self.limit)
+            self.comfort = max(self.limit, self.comfort_fraction * self.listing)
+            self.opening = max(self.target, self.comfort)
         else:
             natural = max(self.target, (self.target + self.listing) / 2)
-            self.limit = self.bottomline if self.bottomline is not None else natural
+            self.limit = self.bottomline if self.bottomline is not None else max(self.target, self.listing)
+            self.comfort = min(natural, self.limit)
             below = self.target - 0.1 * max(self.listing - self.target, 0.0)
-            self.opening = min(max(below, 0.05 * self.listing), self.limit)
+            self.opening = min(max(below, 0.05 * self.listing), self.comfort)
         self.step = self._unit()
         item_view = {"price": self.listing, "title": self.title, "description": self.description}
         partner = next((p for p in self.task.party_ids if p != self.party), "partner")
@@ -191,18 +210,28 @@ class CraigslistRuleAgent(Agent):
         return 100
 
     def _round(self, price: float) -> float:
-        """Round to a nice number, in my favour (seller up, buyer down), then keep within my limit."""
+        """Round to a nice number, in my favour (seller up, buyer down), then keep within my bound.
+
+        A seller never rounds past the listing price it asked for itself."""
         step = self.step
         value = (math.ceil(price / step - 1e-9) if self.seller else math.floor(price / step + 1e-9)) * step
+        if self.seller and value > self.listing >= price - 1e-9:
+            value = self.listing
         value = self._clamp(value)
         return float(round(value, 2))
 
+    @property
+    def bound(self) -> float:
+        """How far I concede now: my comfort price, or my limit once the partner has held firm."""
+        return self.limit if self.held_firm else self.comfort
+
     def _clamp(self, price: float) -> float:
+        bound = self.bound
         if self.seller:
-            floor = math.ceil(self.limit / self.step - 1e-9) * self.step
+            floor = math.ceil(bound / self.step - 1e-9) * self.step
             return max(price, floor)
-        ceiling = math.floor(self.limit / self.step + 1e-9) * self.step
-        return min(price, ceiling) if ceiling > 0 else min(price, self.limit)
+        ceiling = math.floor(bound / self.step + 1e-9) * self.step
+        return min(price, ceiling) if ceiling > 0 else min(price, bound)
 
     def within_limit(self, price: float) -> bool:
         """Never accept or offer beyond my limit (the bottomline when set)."""
@@ -237,7 +266,7 @@ class CraigslistRuleAgent(Agent):
         if self.their_price is not None and not self._better(self.their_price, current):
             toward = self.their_price
         else:
-            toward = self.limit
+            toward = self.bound
             share /= 2
         proposal = current + share * (toward - current)
         minimum = 0.02 * self.listing
@@ -277,6 +306,10 @@ class CraigslistRuleAgent(Agent):
                 self._their(float(event.price))
             elif isinstance(event, Reject):
                 self.offers_rejected += 1
+                if self.my_offer is not None:
+                    self.rejected_prices.append(self.my_offer)
+                    self.just_rejected = True
+                self.held_firm = True
                 self.my_offer = None
         self._seen = len(observation.transcript)
 
@@ -289,6 +322,7 @@ class CraigslistRuleAgent(Agent):
         """The partner named a price: a new one, or the same again (insisting); either calls for an answer."""
         self.new_price = True
         self.partner_insists = self.their_price is not None and abs(price - self.their_price) < 1e-9
+        self.held_firm = self.held_firm or self.partner_insists
         self.their_price = price
         self.partner_agreed = False
 
@@ -301,7 +335,7 @@ class CraigslistRuleAgent(Agent):
         legal = observation.legal
         pending = self._pending_offer(observation)
         if "accept" in legal and pending is not None:
-            if self._good_enough(pending, observation.turns_left):
+            if self._takes_final(pending, observation.turns_left):
                 return actions.Accept()
             self.new_price = True
             return actions.Reject()
@@ -309,6 +343,19 @@ class CraigslistRuleAgent(Agent):
         if action.kind not in legal:
             return actions.Say(text=self._pick(["Hmm, let me think.", "One moment.", "Okay."])) if "say" in legal else self.task.sample_action(self.party, self.rng)
         return action
+
+    def _takes_final(self, price: float, turns_left: int | None) -> bool:
+        """Whether I accept the partner's final offer: close to my price, or within my limit after bargaining.
+
+        A final offer is take-it-or-leave-it; once we have bargained (I have countered), one at or
+        inside my comfort price is taken, and one up to my limit once the partner has held firm or we
+        have gone back and forth a few times."""
+        if self._good_enough(price, turns_left):
+            return True
+        if not self.within_limit(price):
+            return False
+        comfortable = self._better(price, self.comfort)
+        return (comfortable and self.rounds >= 1) or self.held_firm or self.rounds >= 3
 
     def _pending_offer(self, observation: Observation) -> float | None:
         for event in reversed(observation.transcript):
@@ -335,8 +382,14 @@ class CraigslistRuleAgent(Agent):
             self.farewell = True
             return self._say(self._pick(["Sorry to hear that. Have a good one!", "No worries, take care.", "Okay, good luck with your search!"]))
 
+        if self.just_rejected:
+            self.just_rejected = False
+            return self._after_rejection()
+
         if self.partner_agreed and self.my_price is not None and self.within_limit(self.my_price):
             self.partner_agreed = False
+            if self._was_rejected(self.my_price):
+                return self._after_rejection()
             return self._offer(self.my_price)
 
         if self.their_price is not None and self.new_price:
@@ -361,7 +414,30 @@ class CraigslistRuleAgent(Agent):
 
         if not self.seller and self.spoken < self.chat_turns + 1 and self.rng.random() < 0.3:
             return self._say(self._question())
+        if self.nudges >= 1 and self.my_offer is None and self.within_limit(self.my_price) and not self._was_rejected(self.my_price):
+            return self._offer(self.my_price)  # my price stands unanswered: put it on the table
+        self.nudges += 1
         return self._say(self._nudge())
+
+    def _was_rejected(self, price: float) -> bool:
+        return any(abs(price - old) < 1e-9 for old in self.rejected_prices)
+
+    def _after_rejection(self) -> actions.Action:
+        """The partner turned down my offer: a better one for them (halfway to their price, then theirs),
+        my limit when their price is beyond it, or a question when I do not know their price."""
+        last = self.rejected_prices[-1] if self.rejected_prices else self.my_price
+        theirs = self.their_price
+        if theirs is None or last is None:
+            return self._say(self._pick(["What price did you have in mind?", "What would work for you?", "What price would you take?" if not self.seller else "What could you pay?"]))
+        if self.within_limit(theirs):
+            halfway = self._round((last + theirs) / 2)
+            take_theirs = self.offers_rejected >= 2 or abs(last - theirs) <= 2 * self.step or not self._better(last, halfway) or self._was_rejected(halfway)
+            return self._offer(theirs if take_theirs else halfway)
+        limit = self._round(self.limit)
+        if not self._was_rejected(limit):
+            return self._offer(limit)
+        self.my_price = limit
+        return self._say(self._insist(limit))
 
     def _partner_spoke_last(self, observation: Observation) -> bool:
         for event in reversed(observation.transcript):
@@ -375,9 +451,9 @@ class CraigslistRuleAgent(Agent):
         if turns_left >= 2:
             if self.their_price is not None and self.within_limit(self.their_price):
                 return self._offer(self.their_price)
-            if self.my_offer is None and self.offers_rejected < 2:
+            if self.my_offer is None and self.offers_rejected < 4:
                 limit = self._round(self.limit if self.their_price is not None else (self.my_price or self.opening))
-                if self.within_limit(limit):
+                if self.within_limit(limit) and not self._was_rejected(limit):
                     return self._offer(limit)
         if self.their_price is not None and not self.within_limit(self.their_price):
             return actions.Quit()
@@ -437,18 +513,23 @@ class CraigslistRuleAgent(Agent):
         if at_limit:
             self.insisted += 1
             if self.insisted >= 3 and self.their_price is not None and not self.within_limit(self.their_price):
-                if self.my_offer is None and self.offers_rejected < 2:
+                if self.my_offer is None and self.offers_rejected < 4 and not self._was_rejected(proposal):
                     return self._offer(proposal)
                 return actions.Quit()
             return self._say(self._insist(proposal))
         return self._say(self._counter_text(proposal, partner_silent))
 
     def _state_price(self, *, flexible: bool) -> actions.Action:
+        """Say my price; asked again for it after saying it, put it on the table as a final offer."""
         if self.my_price is None:
             self.my_price = self._round(self.opening)
-        elif flexible and self.rounds == 0:
+            return self._say(self._price_text(self.my_price))
+        asked_again = flexible and (self.nudges >= 1 or self.rounds >= 1)
+        if flexible and self.rounds == 0:
             self.rounds += 1
             self.my_price = self._concede()
+        if asked_again and self.my_offer is None and self.within_limit(self.my_price) and not self._was_rejected(self.my_price):
+            return self._offer(self.my_price)
         return self._say(self._price_text(self.my_price))
 
     # ------------------------------------------------------------------ wording
