@@ -53,6 +53,43 @@ CASES = [
     ("sounds good!", 300, [], None),
     ("ok 260 it is", 300, [], 260),
     ("is 3pm ok? it's 1/2 block away", 300, [], None),
+    # ranges are read as the price they start at
+    ("between 1500 and 2500", 3000, [], 1500),
+    ("I was thinking 45-50", 75, [], 45),
+    ("$45 - $50?", 75, [], 45),
+    ("anywhere from 200 to 250", 300, [], 200),
+    # a refusal belongs to the price it refuses, a limit is still a price
+    ("I do not have the full amount of $3992 I can afford $2794", 3992, [], 2794),
+    ("No way I can go south of 400", 499, [], 400),
+    ("I don't think I could do better than $5500", 7900, [], 5500),
+    ("$10995 is a bit much", 10995, [], None),
+    ("2800 is out of my budget", 2800, [], None),
+    # prices of other things, valuations and the other side's quoted ask
+    ("I bought an S6 last week for $30", 60, [], None),
+    ("I bought an S6 last week for $30, so I can give you 40 for this", 60, [], 40),
+    ("saw one on amazon for 115", 150, [], None),
+    ("It's worth $70, so $65 is a deal already", 65, [], 65),
+    ("the deposit is $500", 2000, [], None),
+    ("$500 deposit and first month", 2000, [], None),
+    ("I could do 2200, and the fee is 300", 2400, [], 2200),
+    ("I see you are asking for $1825, do you have any move in specials?", 1825, [], None),
+    ("are you firm at 60$?", 60, [], None),
+    ("I am firm at $60", 60, [], 60),
+    ("I really wanted $30 but I'll accept your offer", 30, [], None),
+    # amounts off: asked for, or conceded off one's own price
+    ("can you do 20 less", 200, [], None),
+    ("I am asking $600. I can take $50 off if you pick it up tonight", 600, [], 550),
+    ("can you take $50 off?", 600, [], None),
+    ("I'm firm on the $30,600. Ill knock off the $600 if you take it this week", 30600, [], 30000),
+    # year-shaped prices, measures and counts
+    ("Does 2000 sound good?", 2200, [], 2000),
+    ("18 hundred?", 2000, [], 1800),
+    ("how about two fifty", 300, [], 250),
+    ("each shelf holds up to 250 pounds", 499, [], None),
+    ('It\'s 47" long and 26.5" high', 120, [], None),
+    ("I can throw in 4 ink cartridges", 10, [], None),
+    ("$45 and 31 cents", 50, [], 45),
+    ("$1,850 a month", 2000, [], 1850),
 ]
 
 

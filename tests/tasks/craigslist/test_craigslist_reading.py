@@ -64,3 +64,36 @@ def test_normalize_fixes_shorthand_and_typos():
     assert normalize("thx, u r great") == "thanks, you are great"
     assert normalize("sooooo goood") == "soo good"
     assert "negotiable" in normalize("is it negotible?")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What would you suggest?", "what do you have in mind?", "what's your best price?", "make me an offer",
+        "what can you do?", "What are you thinking?", "What would work for you?", "What could you pay?",
+        "how much would you pay for it?", "Name your price",
+    ],
+)
+def test_asks_for_a_price(text):
+    assert read_message(text, listing_price=100).asks_price
+
+
+@pytest.mark.parametrize("text", ["What are you thinking about the color?", "what can you do about the scratch?", "What do you think?", "how much is the deposit"])
+def test_questions_that_do_not_ask_for_a_price(text):
+    assert not read_message(text, listing_price=100).asks_price
+
+
+@pytest.mark.parametrize("text", ["Okay.", "Sounds good", "deal", "that works", "OK!", "That works for me.", "Okay, but I will pick it up tomorrow"])
+def test_short_assents_agree(text):
+    reading = read_message(text, listing_price=100)
+    assert reading.agree and not reading.disagree
+
+
+@pytest.mark.parametrize("text", ["okay but that's too much", "sounds good but I need it cheaper", "ok but not at that price", "Okay, but can you go lower?", "Hmm, let me think about it.", "I see."])
+def test_an_assent_taken_back_or_no_assent_is_not_agreement(text):
+    assert not read_message(text, listing_price=100).agree
+
+
+def test_being_out_front_is_not_leaving():
+    assert not read_message("I'm out front, hold on", listing_price=50).leaving
+    assert read_message("forget it, I'm out", listing_price=50).leaving

@@ -59,6 +59,7 @@ UNITS = frozenset(
     battery batteries watt watts w v volt volts core cores bar bars unit units block blocks star stars wheel wheels
     cylinder cylinders door doors room rooms floor floors story stories th st nd rd gen generation
     ways way tab tabs item items thing things cycle cycles spot spots stop stops
+    pound pounds oz ounce ounces gallon gallons liter liters litre litres acre acres ton tons cent cents
     """.split()
 )
 """Words that, right after a number, make it a count or a measure rather than a price."""
@@ -87,14 +88,33 @@ YEAR_CUES = frozenset({"in", "since", "from", "year", "model", "a", "an", "the",
 RELATIVE_AFTER = frozenset({"off", "less", "more", "cheaper", "lower", "higher", "extra", "discount", "over", "under", "below", "above", "down"})
 RELATIVE_BEFORE = frozenset({"knock", "knocked", "knocking", "by", "extra", "another", "additional", "plus"})
 NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "cant", "won't", "wont", "don't", "dont", "couldn't", "wouldn't", "isn't", "nope", "nah"})
-BOUND_WORDS = frozenset({"lower", "less", "below", "under", "higher", "more", "above", "over", "beyond", "further", "farther", "down", "up", "cheaper"})
+BOUND_WORDS = frozenset({"lower", "less", "below", "under", "higher", "more", "above", "over", "beyond", "further", "farther", "down", "up", "cheaper",
+                         "better", "south", "north", "past", "exceed"})
 """After a negation, these words make the number the speaker's limit (`can't go lower than 150`)."""
 REFERENCE_BEFORE = frozenset(
     """
     worth paid retail retails msrp kbb value values valued originally online elsewhere refurbished new
+    wanted saw seen amazon ebay walmart store stores
     """.split()
 )
-"""Words that, within the four words before a price, make it a valuation (`worth a grand`, `paid $300`)."""
+"""Words that, within the four words before a price, make it a valuation (`worth a grand`, `paid $300`, `saw one on amazon for 115`)."""
+PAST_PRICE = frozenset({"bought", "purchased", "spent", "retail", "retails", "msrp", "originally"})
+"""Words that anywhere in the clause before a price make it what something cost (`I bought an S6 last week for $30`)."""
+OTHER_COSTS = frozenset({"deposit", "deposits", "fee", "fees", "tax", "taxes", "shipping", "utilities", "insurance", "mover", "movers"})
+"""Words right before or after a price that make it the price of something else (`the deposit is $500`, `$50 fee`)."""
+QUOTED = re.compile(
+    r"(?:you(?:'re| are| r)\s+(?:still\s+|currently\s+|now\s+)?asking(?:\s+for)?|(?:are|r)\s+you\s+firm\s+(?:at|on)(?:\s+the)?|"
+    r"your\s+asking\s+price\s+(?:of|is)|you\s+(?:have|had|list|listed)\s+(?:it|this|them)(?:\s+listed)?\s+(?:for|at)|\bis\s+up\s+for)\s*(?:\$|usd)?\s*$"
+)
+"""Before a price, words that quote the other side's ask (`I see you are asking $1825`, `are you firm at 60?`)."""
+TOO_MUCH = re.compile(
+    r"^\s*(?:dollars?|bucks?)?\s*(?:is|seems|sounds|was|looks|feels|'s)?\s*(?:still\s+)?"
+    r"(?:a\s+(?:bit|little|tad)\s+|kind\s+of\s+|kinda\s+|way\s+|pretty\s+|rather\s+|quite\s+|really\s+|very\s+|far\s+|just\s+|much\s+)*"
+    r"(?:too\b|much\b(?!\s+(?:better|more|less|lower|higher|cheaper))|steep\b|pricey\b|expensive\b|out\s+of\s+(?:my|the|our)\s+(?:budget|price\s+range|range))"
+)
+"""After a price, words that refuse it (`90 is too low`, `$10995 is a bit much`, `that's out of my budget`)."""
+PRICE_AFTER = frozenset({"sound", "sounds", "work", "works", "ok", "okay", "cash", "firm", "obo", "total", "max", "tops", "flat"})
+"""Words right after a year-shaped number that make it a price (`does 2000 sound good?`)."""
 REFERENCE_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:when i (?:bought|got|paid)|new\b|retail\b|brand new|originally|online|at the store|in stores?)")
 SLANG_PRICES = {"tenner": 10.0, "fiver": 5.0, "c-note": 100.0, "c note": 100.0, "hundo": 100.0, "grand": 1000.0}
 """Money words with a value of their own (`a tenner`)."""
@@ -117,6 +137,7 @@ SCALE_WORDS = {"hundred": 100, "thousand": 1000, "grand": 1000}
 _PHONE = re.compile(r"\(?\b\d{3}\)?[-.\s]\d{3}[-.\s]\d{4}\b")
 _NUMBER = re.compile(r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\$|%")
+_STANDALONE_NUMBER = re.compile(r"(?<![a-z0-9])\d[\d,.]*(?![a-z0-9])")
 
 
 @dataclass(frozen=True)
@@ -161,6 +182,9 @@ def _clause_before(text: str, index: int) -> list[str]:
     cut = max(window.rfind(mark) for mark in ".;!?,\n")
     if cut >= 0:
         window = window[cut + 1:]
+    numbers = list(_STANDALONE_NUMBER.finditer(window))
+    if numbers:
+        window = window[numbers[-1].end():]  # `I do not have $3992 I can afford $2794`: the refusal was of the first
     words = _WORD.findall(window)
     for position in range(len(words) - 1, -1, -1):
         if words[position] == "so" and words[position + 1:position + 2] and words[position + 1] in DEGREE_WORDS:
@@ -221,8 +245,8 @@ def _digit_mentions(text: str) -> list[tuple[PriceMention, bool, bool, str | Non
         value = _to_float(digits)
         if value is None or (start > 0 and masked[start - 1] in ":/#"):
             continue
-        if re.match(r"(:\d|/\d|%|°)", masked[end:]):
-            continue  # times, dates, fractions, percentages
+        if re.match(r"(:\d|/\d|%|°)", masked[end:]) or (re.match(r"[\"”″]", masked[end:]) and (start == 0 or masked[start - 1] not in "\"“")):
+            continue  # times, dates, fractions, percentages, inches (`47" long`)
         marked = False
         glued = re.match(r"[a-z]+", lowered[end:])
         if glued:
@@ -257,39 +281,46 @@ def _digit_mentions(text: str) -> list[tuple[PriceMention, bool, bool, str | Non
         before = _words_before(masked, start, 4)
         if not marked and after[:1] == ["of"] and after[1:2] and after[1] in COUNTED:
             continue  # `3 of the selfie clickers`, `2 of them`
+        if not marked and (before[-2:] in (["throw", "in"], ["threw", "in"], ["throwing", "in"], ["toss", "in"]) or before[-1:] in (["include"], ["including"])):
+            continue  # `I can throw in 4 ink cartridges`: a count of extras
         if before[-1:] in (["a"], ["an"]) and after and after[0].isalpha() and after[0] not in KEEP_AFTER_ARTICLE | CURRENCY_AFTER | RELATIVE_AFTER:
             continue  # `a $20 case`, `a 30 minute drive`: an attribute of something else
         year_shaped = "." not in digits and "," not in digits and YEARS[0] <= value <= YEARS[1] and not marked
-        context = any(word in PRICE_CONTEXT for word in before[-3:])
+        context = any(word in PRICE_CONTEXT for word in before[-3:]) or after[:1] in ([w] for w in PRICE_AFTER) or bool(monthly)
+        judged = _judge(masked, start, end)
         mention = PriceMention(
             value=value, text=text[start:end], start=start, end=end, marked=marked,
-            relative=_is_relative(before, after),
-            negated=_is_negated(_clause_before(masked, start)) or _called_too_much(after),
-            reference=_is_reference(before, lowered[end:]),
+            relative=_is_relative(before, after), negated=judged[0], reference=judged[1],
         )
         found.append((mention, year_shaped, context, before[-1] if before else None))
     return found
 
 
-def _is_reference(before: list[str], rest: str) -> bool:
-    """`worth a grand`, `I paid $300`, `300 dollars when I bought it`: what it is worth, not an offer."""
-    return any(word in REFERENCE_BEFORE for word in before[-4:]) or bool(REFERENCE_AFTER.match(rest))
+def _judge(text: str, start: int, end: int) -> tuple[bool, bool]:
+    """(negated, reference) for the price at `text[start:end]`, from the words of its clause and after it."""
+    lowered = text.lower()
+    clause = _clause_before(text, start)
+    rest = lowered[end:]
+    negated = _is_negated(clause) or bool(TOO_MUCH.match(rest))
+    return negated, _is_reference(clause, lowered[:start], rest)
 
 
-def _called_too_much(after: list[str]) -> bool:
-    """`90 is too low`, `150 seems too high`: the number is refused."""
-    if after[:1] == ["too"]:
+def _is_reference(clause: list[str], head: str, rest: str) -> bool:
+    """`worth a grand`, `I paid $300`, `300 dollars when I bought it`, `the deposit is $500`, `you're asking $600`:
+    what it is worth, cost, or someone else's price, not an offer."""
+    if any(word in REFERENCE_BEFORE or word in OTHER_COSTS for word in clause[-4:]) or any(word in PAST_PRICE for word in clause):
         return True
-    return len(after) >= 2 and after[0] in ("is", "seems", "sounds", "was", "looks", "feels") and (
-        after[1] == "too" or (after[1:3] in (["a", "little"], ["a", "bit"], ["way", "too"]) and "too" in after[2:4])
-    )
+    following = _WORD.findall(rest[:30])
+    if following[:1] and following[0] in OTHER_COSTS:
+        return True
+    return bool(REFERENCE_AFTER.match(rest)) or bool(QUOTED.search(head))
 
 
 def _is_relative(before: list[str], after: list[str]) -> bool:
     following = [w for w in after if w not in CURRENCY_AFTER and w != "$"]
     if following and following[0] in RELATIVE_AFTER:
         return not (before and before[-1] == "or")  # `150 or less` names a price
-    return bool(before) and before[-1] in RELATIVE_BEFORE
+    return bool(before) and (before[-1] in RELATIVE_BEFORE or before[-1] == "off" or before[-2:] == ["off", "the"])  # `knock off the $600`
 
 
 # ---------------------------------------------------------------------- words
@@ -393,12 +424,11 @@ def _word_mentions(text: str) -> list[PriceMention]:
         if marked and after and after[0] in CURRENCY_AFTER:
             currency = re.match(r"\s*\w+", text[end:])  # the currency word checked just above
             span_end = end + (currency.end() if currency else 0)
+        judged = _judge(text, start, span_end)
         found.append(
             PriceMention(
                 value=value, text=text[start:span_end], start=start, end=span_end, marked=marked,
-                relative=_is_relative(before, after),
-                negated=_is_negated(_clause_before(text, start)) or _called_too_much(after),
-                reference=_is_reference(before, text[span_end:].lower()),
+                relative=_is_relative(before, after), negated=judged[0], reference=judged[1],
             )
         )
     return found
@@ -423,10 +453,10 @@ def _share_mentions(text: str, listing_price: float | None) -> list[PriceMention
         value = SLANG_PRICES.get(match.group("slang") or "", 200.0)
         before = _words_before(lowered, match.start(), 4)
         after = _words_after(lowered, match.end(), 4)
+        judged = _judge(lowered, match.start(), match.end())
         found.append(PriceMention(
             value=value, text=text[match.start():match.end()], start=match.start(), end=match.end(), marked=True,
-            relative=_is_relative(before, after), negated=_is_negated(_clause_before(lowered, match.start())) or _called_too_much(after),
-            reference=_is_reference(before, lowered[match.end():]),
+            relative=_is_relative(before, after), negated=judged[0], reference=judged[1],
         ))
     if listing_price is None or listing_price <= 0:
         return found
@@ -443,11 +473,10 @@ def _share_mentions(text: str, listing_price: float | None) -> list[PriceMention
             share, relative = FRACTIONS[match.group("share")], bool(match.group("off"))
         if not 0 < share <= 1:
             continue
+        judged = _judge(lowered, match.start(), match.end())
         found.append(PriceMention(
             value=round(share * listing_price, 2), text=text[match.start():match.end()], start=match.start(), end=match.end(),
-            marked=True, relative=relative,
-            negated=_is_negated(_clause_before(lowered, match.start())) or _called_too_much(after),
-            reference=_is_reference(before, lowered[match.end():]),
+            marked=True, relative=relative, negated=judged[0], reference=judged[1],
         ))
     return found
 
@@ -492,6 +521,49 @@ def find_prices(
                 continue
         elif value in numbers and not mention.marked:
             continue
+        kept.append(mention)
+    return _concessions_applied(text, _ranges_opened(text, kept))
+
+
+CONCEDING = frozenset({"take", "knock", "drop", "give", "cut", "shave", "lower", "discount", "come", "go", "do"})
+SELF = frozenset({"i", "ill", "id", "im", "i'll", "i'd", "i'm", "we", "we'll", "we'd", "we're"})
+OTHERS = frozenset({"you", "you'll", "you'd", "you're", "u", "he", "she", "they"})
+
+
+def _concessions_applied(text: str, mentions: list[PriceMention]) -> list[PriceMention]:
+    """`I am asking $600. I can take $50 off`: the speaker's own amount off their own price names a new price (550).
+
+    Only when the speaker concedes (`I can knock 20 off`); `can you knock 20 off` asks for one and stays relative.
+    """
+    result = list(mentions)
+    for position, mention in enumerate(mentions):
+        off_after = re.match(r"\s*(?:dollars?|bucks?)?\s*(?:off|less|cheaper|lower|discount|down)\b", text[mention.end:].lower())
+        if not mention.relative or not (off_after or re.search(r"\boff\s+(?:the\s+)?\$?\s*$", text[:mention.start].lower())):
+            continue
+        base = proposed(mentions[:position])
+        clause = _clause_before(text, mention.start)
+        verbs = [i for i, word in enumerate(clause) if word in CONCEDING]
+        if base is None or base.value <= mention.value or not verbs:
+            continue
+        speaker = [word for word in clause[:verbs[-1]] if word in SELF or word in OTHERS]
+        if speaker and speaker[-1] in SELF:
+            result.append(PriceMention(value=base.value - mention.value, text=mention.text, start=mention.start, end=mention.end, marked=base.marked))
+    return sorted(result, key=lambda m: (m.start, m.relative))
+
+
+_RANGE_GAP = re.compile(r"\s*(?:-|–|to)\s*$")
+
+
+def _ranges_opened(text: str, mentions: list[PriceMention]) -> list[PriceMention]:
+    """`between 1500 and 2500`, `45-50`, `300 to 350`: a range is read as the price it starts at (its top is dropped)."""
+    kept: list[PriceMention] = []
+    for mention in mentions:
+        if kept and not mention.relative and kept[-1].value < mention.value:
+            low = kept[-1]
+            gap = text[low.end:mention.start].lower()
+            between = re.search(r"\bbetween\s*$", text[:low.start].lower()) and re.fullmatch(r"\s*and\s*", gap)
+            if between or _RANGE_GAP.fullmatch(gap):
+                continue
         kept.append(mention)
     return kept
 
@@ -579,7 +651,7 @@ NOT_PRICE_RIGHT_CONTEXT = frozenset(
 `18 month lease` as a price too."""
 
 _TOKEN_NUMBER = re.compile(r"[.,0-9]")
-_SLASHES = re.compile(r"[\\>/]")
+_SLASHES = re.compile(r"[\>/]")
 _DOTS = re.compile(r"\.{2,}")
 
 

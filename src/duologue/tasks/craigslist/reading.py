@@ -68,13 +68,21 @@ PRICE_QUESTION = re.compile(
     r"\b(lowest|best price|how much|what(?:'s| is) (?:the |your )?(?:price|asking)|go lower|go down|come down|"
     r"negotiable|flexible|wiggle room|firm\?|what would you take|best you can do|what'?s your best|"
     r"what do you want for|what price|what are you asking|asking price|your price|have in mind|your budget|"
-    r"what can you (?:pay|offer|do)|make (?:me )?an offer|what(?:'s| is) your offer)\b"
+    r"what can you (?:pay|offer|do)(?! about)|make (?:me )?an offer|what(?:'s| is) your offer|name (?:your|a) price|"
+    r"what (?:would|do|did|could) you (?:suggest|propose|offer|pay|give|do it for|let it go for)|what (?:could|can) you (?:pay|afford)|"
+    r"what would work for you|what works for you|how much (?:would|will|could|can) you (?:pay|give|offer|spend|do)|"
+    r"what (?:are|were) you (?:thinking|hoping|looking) (?:of )?(?:paying|for|to pay|to spend)|what number)\b"
 )
+PRICE_ASK_ALONE = re.compile(r"^(?:so,? |well,? |ok(?:ay)?,? |hmm+,? )?what (?:are|were) you thinking(?: of)?\s*[?.!]*$")
+"""`What are you thinking?` asks for a price when it is the whole sentence."""
+CONTRAST = re.compile(r"[,.;!]?\s*\b(?:but|however|though|although|except)\b")
+PUSHBACK = re.compile(r"\b(?:cheaper|lower|less|come down|go down|discount|too|more than|can'?t|cannot|not)\b|\?")
+"""After `okay but ...`, cues that the speaker pushes back (`sounds good but I need it cheaper`) rather than agreeing."""
 GREETING = re.compile(r"^(hi|hey|hello|howdy|hiya|good (?:morning|afternoon|evening)|greetings|yo)\b")
 LEAVING = re.compile(
     r"\b(look(?:ing)? (?:somewhere|elsewhere|around)|somewhere else|elsewhere|find (?:something|another|one) else|"
     r"keep looking|i'?ll pass|no deal|(?:we )?(?:could ?n'?t|could not|can'?t|cannot) (?:agree\w*|make (?:a|this) deal|make it work)|"
-    r"not interested|forget it|never ?mind|nvm|i'?m out|walk away|thanks? (?:you )?(?:anyway|though)|best of luck|"
+    r"not interested|forget it|never ?mind|nvm|i'?m out(?! (?:front|back|side|here|there|of town))|walk away|thanks? (?:you )?(?:anyway|though)|best of luck|"
     r"good luck(?! (?:trying|finding|getting))|thanks for your time|goodbye|bye)\b"
 )
 """Words that end a negotiation without a deal (`ok nevermind, I'll look elsewhere`); `good luck trying to find
@@ -156,6 +164,9 @@ def read_message(text: str, *, listing_price: float | None = None, listing_text:
             reading.disagree = False
         else:
             reading.agree = False
+    if reading.agree and _agreement_withdrawn(benign):
+        reading.agree = False
+        reading.disagree = reading.disagree or "?" not in benign.split("but")[-1]
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", clean) if s.strip()]
     reading.question = "?" in text or any(QUESTION_START.match(s) for s in sentences)
     reading.asks_price = _asks_price(sentences)
@@ -166,9 +177,20 @@ def read_message(text: str, *, listing_price: float | None = None, listing_text:
     return reading
 
 
+def _agreement_withdrawn(clean: str) -> bool:
+    """`okay but that's too much`, `sounds good but I need it cheaper`: an assent taken back by what follows `but`."""
+    contrast = list(CONTRAST.finditer(clean))
+    if not contrast:
+        return False
+    tail = clean[contrast[-1].end():]
+    return not _has_phrase(tail, AGREE_PHRASES) and bool(PUSHBACK.search(tail))
+
+
 def _asks_price(sentences: list[str]) -> bool:
     """A question about the price; `how much is the deposit` asks about the deposit, not the price."""
     for sentence in sentences:
+        if PRICE_ASK_ALONE.match(sentence):
+            return True
         match = PRICE_QUESTION.search(sentence)
         if match is None:
             continue
