@@ -33,10 +33,10 @@ def fresh_cache():
 
 
 def limit_of(view, listed):
-    """The limit the agent must respect: bottomline, else 0.7 x listing (seller) / the midpoint (buyer)."""
+    """The limit the agent walks away beyond (its planner's): bottomline, else 0.55 x listing (seller) / the listing price (buyer)."""
     if view["bottomline"] is not None:
         return view["bottomline"]
-    return 0.7 * listed if view["role"] == "seller" else max(view["target"], (view["target"] + listed) / 2)
+    return 0.55 * listed if view["role"] == "seller" else max(view["target"], listed)
 
 
 def play(specs, episodes, *, seed=0, **options):
