@@ -85,7 +85,9 @@ def test_pages_run_in_order_and_answers_reach_the_dialogue(make_client):
     state = client.app.state.platform
     kept = proto.progress_of(state).get(study.id, "p1")
     assert kept["crowd"] == {"PROLIFIC_PID": "p1", "STUDY_ID": "s9", "SESSION_ID": "x1"}
-    assert kept["answers"]["casino-own-reasons"]["reason_food"] == "my own words for reason_food"
+    assert kept["answers"]["casino-own-reasons"]["reason_high"] == "my own words for reason_high"
+    drawn = kept["draws"]["casino-own-reasons"]  # the priorities this person was shown
+    assert sorted(drawn) == ["High", "Low", "Medium"] and sorted(drawn.values()) == ["Firewood", "Food", "Water"]
 
     token = join_lobby(client, study.id, "p1")
     seat = state.storage.seat_by_token(token)
@@ -93,8 +95,36 @@ def test_pages_run_in_order_and_answers_reach_the_dialogue(make_client):
     me = next(p for p in dialogue.parties if p.participant_id == "p1")
     assert me.info["demographics"]["age"] == 25 and me.info["demographics"]["gender"] == given["about-you"]["gender"]
     assert set(me.info["personality"]["big-five"]) == {"extraversion", "agreeableness", "conscientiousness", "emotional-stability", "openness-to-experiences"}
-    assert dialogue.scenario.private[me.id]["reasons"] == {"Food": "my own words for reason_food", "Water": "my own words for reason_water", "Firewood": "my own words for reason_firewood"}
+    mine = dialogue.scenario.private[me.id]
+    assert mine["value2issue"] == drawn and mine["priorities"] == {issue: level for level, issue in drawn.items()}  # negotiates with what it was shown
+    assert mine["reasons"] == {drawn[level]: f"my own words for reason_{level.lower()}" for level in ("High", "Medium", "Low")}
     assert dialogue.meta["replay"]["scenario_given"] is True  # a worker rebuilding it keeps the person's reasons
     other = next(p for p in dialogue.parties if p.id != me.id)
     assert other.info == {} and "my own words" not in str(dialogue.scenario.private[other.id])
     assert re.search(r"waiting-code", lobby.text)
+
+
+def test_the_reasons_page_shows_the_priorities_first_and_asks_why_for_each(make_client):
+    """As in the corpus's own protocol: the person sees their high, medium and low item, then writes
+    a reason per priority; the same priorities on every visit, and the questions name the items."""
+    study = collection_study(protocol={"surveys": ["reasons"]})
+    client = make_client([study])
+    assert client.get(f"/study/{study.id}?participant=p2", follow_redirects=False).status_code == 303
+    first = client.get("/protocol/casino-collection/survey:0?participant=p2")
+    again = client.get("/protocol/casino-collection/survey:0?participant=p2")
+    drawn = proto.progress_of(client.app.state.platform).get(study.id, "p2")["draws"]["casino-own-reasons"]
+    assert first.text == again.text
+    for level in ("High", "Medium", "Low"):
+        assert f"{level} priority: {drawn[level]}" in first.text
+        assert f"{drawn[level]} is your {level.lower()} priority" in first.text
+    assert first.text.index('id="drawn"') < first.text.index("<fieldset")  # shown before the questions
+
+
+def test_a_draw_is_checked_when_the_survey_is_read():
+    with pytest.raises(ValueError, match="Middle"):
+        proto.Survey.model_validate({"id": "s", "title": "t", "draw": {"keys": ["High"], "values": ["Food"]},
+                                     "items": [{"id": "r", "question": "Why {Middle}?", "kind": "text"}]})
+    with pytest.raises(ValueError, match="at least as many values"):
+        proto.Draw(keys=["High", "Low"], values=["Food"])
+    plain = proto.Survey.model_validate({"id": "s", "title": "t", "items": [{"id": "r", "question": "Braces {like this} stay", "kind": "text"}]})
+    assert plain.shown(None).items[0].question == "Braces {like this} stay"

@@ -32,6 +32,14 @@ scores:                              # answers computed from several items
 ```
 
 A choice option is a label, or `{label, value}` when the stored value differs from what is shown.
+
+A survey may first `draw` something for each person and show it (a corpus's protocol may have given
+each person their priorities, then asked why for each): `draw: {keys: [High, Medium, Low], values:
+[A, B, C], to: private.value2issue, inverse_to: private.priorities, intro: ..., lines: ["High
+priority: {High}"]}`. It is drawn once per person when the page is first shown, kept with their
+progress, shown (`lines`), written where `to` says (its inverse where `inverse_to` says), and each
+`{key}` in the items' questions and `to` paths reads it (`to: private.reasons.{High}`).
+
 Progress and answers are kept per (study, participant) in the `protocol_progress` table, with the
 crowd platform's parameters (`PROLIFIC_PID`, `STUDY_ID`, `SESSION_ID`, `assignmentId`, ...).
 """
@@ -39,6 +47,8 @@ crowd platform's parameters (`PROLIFIC_PID`, `STUDY_ID`, `SESSION_ID`, `assignme
 from __future__ import annotations
 
 import json
+import random
+import re
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -152,12 +162,76 @@ class Score(_Strict):
     otherwise: str | None = None
 
 
+PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+PATH = r"^(info|private)\.[^.]+(\.[^.]+)*$"
+
+
+def _fill_in(text: str, drawn: dict[str, str]) -> str:
+    """`{key}` -> the drawn value (only the draw's keys: other braces stay as written)."""
+    return PLACEHOLDER.sub(lambda m: str(drawn.get(m.group(1), m.group(0))), text)
+
+
+class Draw(_Strict):
+    """Something drawn for each person before they answer (see the module's text)."""
+
+    keys: list[str] = Field(min_length=1)
+    values: list[str]
+    to: str | None = Field(default=None, pattern=PATH)
+    inverse_to: str | None = Field(default=None, pattern=PATH)
+    intro: str = ""
+    lines: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _enough_values(self) -> "Draw":
+        if len(set(self.keys)) != len(self.keys) or len(set(self.values)) != len(self.values):
+            raise ValueError("a draw's keys and values must each be different from one another")
+        if len(self.values) < len(self.keys):
+            raise ValueError(f"a draw needs at least as many values ({len(self.values)}) as keys ({len(self.keys)})")
+        return self
+
+    def make(self, rng: random.Random) -> dict[str, str]:
+        return dict(zip(self.keys, rng.sample(self.values, len(self.keys)), strict=True))
+
+
 class Survey(_Strict):
     id: str
     title: str
     instructions: str = ""
+    draw: Draw | None = None
     items: list[SurveyItem] = Field(min_length=1)
     scores: list[Score] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _placeholders_are_drawn(self) -> "Survey":
+        known = set(self.draw.keys) if self.draw else set()
+        for item in self.items:  # a question without a draw may show braces as they are
+            for text in [item.to or "", *([item.question] if self.draw else [])]:
+                unknown = [name for name in PLACEHOLDER.findall(text) if name not in known]
+                if unknown:
+                    raise ValueError(f"item {item.id}: {{{unknown[0]}}} is not a key the survey draws")
+        return self
+
+    def shown(self, drawn: dict[str, str] | None) -> "Survey":
+        """This survey as one person sees it: the draw filled into its questions and paths."""
+        if self.draw is None or not drawn:
+            return self
+        items = [item.model_copy(update={"question": _fill_in(item.question, drawn), "to": item.to and _fill_in(item.to, drawn)}) for item in self.items]
+        return self.model_copy(update={"items": items, "instructions": _fill_in(self.instructions, drawn)})
+
+    def draw_lines(self, drawn: dict[str, str] | None) -> list[str]:
+        """The draw's lines as shown on the page."""
+        return [_fill_in(line, drawn) for line in self.draw.lines] if self.draw and drawn else []
+
+    def drawn_fills(self, drawn: dict[str, str] | None) -> dict[str, Any]:
+        """Target path -> value for the draw itself (and its inverse)."""
+        if self.draw is None or not drawn:
+            return {}
+        out: dict[str, Any] = {}
+        if self.draw.to:
+            out[self.draw.to] = dict(drawn)
+        if self.draw.inverse_to:
+            out[self.draw.inverse_to] = {value: key for key, value in drawn.items()}
+        return out
 
     def read(self, answers: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         values, problems = {}, []

@@ -68,8 +68,8 @@ def test_a_piloted_casino_collection_exports_valid_records_filled_by_the_person(
         tipi = {i: int(given[f"tipi_{i}"]) for i in range(1, 11)}
         assert info["personality"]["big-five"]["extraversion"] == (tipi[1] + 8 - tipi[6]) / 2
         assert info["personality"]["big-five"]["openness-to-experiences"] == (tipi[5] + 8 - tipi[10]) / 2
-        by_issue = {"Food": given["reason_food"], "Water": given["reason_water"], "Firewood": given["reason_firewood"]}
-        assert info["value2reason"] == {level: by_issue[issue] for level, issue in info["value2issue"].items()}
+        assert info["value2reason"] == {level: given[f"reason_{level.lower()}"] for level in ("High", "Medium", "Low")}  # asked per priority shown
+        assert info["value2issue"] == dialogue.scenario.private[person.id]["value2issue"]
         assert info["outcomes"]["satisfaction"] is not None and info["outcomes"]["opponent_likeness"] is not None
         assert info["outcomes"]["points_scored"] == dialogue.outcome.scores[person.id]
         assert sum(isinstance(e, Message) and e.party == person.id for e in dialogue.events) >= 2

@@ -3,6 +3,7 @@ platform's parameters, signed links, and a waiting room a person may leave with 
 
 from __future__ import annotations
 
+import random
 import time
 from typing import Any
 from urllib.parse import urlencode
@@ -62,7 +63,22 @@ def _context(request: Request, study_id: str, step: str) -> tuple[Any, Study, st
     return state, study, participant
 
 
-def _view(study: Study, step: str) -> dict[str, Any]:
+DRAWS = random.SystemRandom()
+
+
+def _drawn(state: Any, study: Study, participant: str, survey: proto.Survey) -> dict[str, str] | None:
+    """What the survey draws for this person: drawn the first time, then the same on every visit."""
+    if survey.draw is None:
+        return None
+    store = proto.progress_of(state)
+    drawn = store.get(study.id, participant).get("draws", {}).get(survey.id)
+    if not drawn:
+        drawn = survey.draw.make(DRAWS)
+        store.update(study.id, participant, {"draws": {survey.id: drawn}})
+    return drawn
+
+
+def _view(state: Any, study: Study, step: str, participant: str) -> dict[str, Any]:
     protocol = study.protocol
     assert protocol is not None
     if step in ("consent", "instructions"):
@@ -71,7 +87,13 @@ def _view(study: Study, step: str) -> dict[str, Any]:
     if step == "comprehension":
         return {"kind": step, "title": "A quick check", "checks": protocol.comprehension}
     survey = proto.survey(study.task, protocol.surveys[int(step.split(":")[1])])
-    return {"kind": "survey", "title": survey.title, "instructions": survey.instructions, "survey": survey}
+    drawn = _drawn(state, study, participant, survey)
+    shown = survey.shown(drawn)
+    return {
+        "kind": "survey", "title": shown.title, "instructions": shown.instructions, "survey": shown,
+        "drawn": drawn, "draw_intro": survey.draw.intro if survey.draw else "", "draw_lines": survey.draw_lines(drawn),
+        "draw_fills": survey.drawn_fills(drawn),
+    }
 
 
 @router.get("/protocol/{study_id}/{step}")
@@ -81,14 +103,14 @@ async def protocol_page(request: Request, study_id: str, step: str):
     if step in data.get("done", []):
         following = proto.next_step(study.protocol, data)
         return RedirectResponse(_url(study, following, participant) if following else f"/study/{study.id}?{urlencode({'participant': participant})}", status_code=303)
-    return page(request, "protocol.html", {"study": study, "participant": participant, "step": step, "problems": [], "answers": {}, **_view(study, step)})
+    return page(request, "protocol.html", {"study": study, "participant": participant, "step": step, "problems": [], "answers": {}, **_view(state, study, step, participant)})
 
 
 @router.post("/protocol/{study_id}/{step}")
 async def protocol_submit(request: Request, study_id: str, step: str):
     state, study, participant = _context(request, study_id, step)
     form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
-    view = _view(study, step)
+    view = _view(state, study, step, participant)
     change: dict[str, Any] = {}
     problems: list[str] = []
     if step == "consent" and form.get("agree") != "yes":
@@ -104,7 +126,7 @@ async def protocol_submit(request: Request, study_id: str, step: str):
     elif view["kind"] == "survey":
         values, problems = view["survey"].read(form)
         if not problems:
-            change = {"answers": {view["survey"].id: values}, "fills": view["survey"].fills(values)}
+            change = {"answers": {view["survey"].id: values}, "fills": {**view["draw_fills"], **view["survey"].fills(values)}}
     if problems:
         return page(request, "protocol.html", {"study": study, "participant": participant, "step": step, "problems": problems, "answers": form, **view}, status_code=422)
     store = proto.progress_of(state)
