@@ -90,6 +90,19 @@ CASES = [
     ("I can throw in 4 ink cartridges", 10, [], None),
     ("$45 and 31 cents", 50, [], 45),
     ("$1,850 a month", 2000, [], 1850),
+    ("I was hoping to only pay a $1000 month.", 1810, [], 1000),
+    ("That could work. I will pay the 2000.", 2495, [], 2000),
+    # a negation ends where the speaker starts a new `I ...`; `I don't think I ...` still refuses
+    ("it has no damage I would like to get $340 for it", 349, [], 340),
+    ("since it is not technically new I'd be willing to accept 2750", 3000, [], 2750),
+    ("I don't think I could do 100", 150, [], None),
+    ("$90 seems a little low", 150, [], None),
+    ("12 dollars is ignorantly low", 20, [], None),
+    ("I'm willing to pay your asking price of $13500 if you deliver it", 13500, [], 13500),
+    ('Could we meet at the "new" middle of $250?', 400, [], 250),
+    ("new ones sell for $300", 400, [], None),
+    ("I can make the deal if you lower it $500", 2000, [], None),
+    ("I was hoping to save at least 100-200 on the rent", 1795, [], None),
 ]
 
 

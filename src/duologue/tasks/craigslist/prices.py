@@ -84,6 +84,7 @@ PRICE_CONTEXT = frozenset(
 )
 """Words that, within the three words before a number, suggest that the number is a price."""
 
+PAYING = frozenset({"pay", "take", "do", "offer", "accept", "give", "meet"})
 YEAR_CUES = frozenset({"in", "since", "from", "year", "model", "a", "an", "the", "my", "built", "made", "circa", "until", "till", "before", "after", "of", "bought", "got"})
 RELATIVE_AFTER = frozenset({"off", "less", "more", "cheaper", "lower", "higher", "extra", "discount", "over", "under", "below", "above", "down"})
 RELATIVE_BEFORE = frozenset({"knock", "knocked", "knocking", "by", "extra", "another", "additional", "plus"})
@@ -93,24 +94,26 @@ BOUND_WORDS = frozenset({"lower", "less", "below", "under", "higher", "more", "a
 """After a negation, these words make the number the speaker's limit (`can't go lower than 150`)."""
 REFERENCE_BEFORE = frozenset(
     """
-    worth paid retail retails msrp kbb value values valued originally online elsewhere refurbished new
+    worth paid retail retails msrp kbb value values valued originally online elsewhere refurbished
     wanted saw seen amazon ebay walmart store stores
     """.split()
 )
 """Words that, within the four words before a price, make it a valuation (`worth a grand`, `paid $300`, `saw one on amazon for 115`)."""
+NEW_ONES = frozenset({"one", "ones", "they", "it", "these", "those", "cost", "costs", "sell", "sells", "go", "goes", "retail", "retails", "are", "is", "was", "were", "for"})
+"""After `new`, words that make the price what a new one costs (`new ones sell for 300`, `I got it new for 300`)."""
 PAST_PRICE = frozenset({"bought", "purchased", "spent", "retail", "retails", "msrp", "originally"})
 """Words that anywhere in the clause before a price make it what something cost (`I bought an S6 last week for $30`)."""
 OTHER_COSTS = frozenset({"deposit", "deposits", "fee", "fees", "tax", "taxes", "shipping", "utilities", "insurance", "mover", "movers"})
 """Words right before or after a price that make it the price of something else (`the deposit is $500`, `$50 fee`)."""
 QUOTED = re.compile(
     r"(?:you(?:'re| are| r)\s+(?:still\s+|currently\s+|now\s+)?asking(?:\s+for)?|(?:are|r)\s+you\s+firm\s+(?:at|on)(?:\s+the)?|"
-    r"your\s+asking\s+price\s+(?:of|is)|you\s+(?:have|had|list|listed)\s+(?:it|this|them)(?:\s+listed)?\s+(?:for|at)|\bis\s+up\s+for)\s*(?:\$|usd)?\s*$"
+    r"you\s+(?:have|had|list|listed)\s+(?:it|this|them)(?:\s+listed)?\s+(?:for|at)|\bis\s+up\s+for)\s*(?:\$|usd)?\s*$"
 )
 """Before a price, words that quote the other side's ask (`I see you are asking $1825`, `are you firm at 60?`)."""
 TOO_MUCH = re.compile(
     r"^\s*(?:dollars?|bucks?)?\s*(?:is|seems|sounds|was|looks|feels|'s)?\s*(?:still\s+)?"
-    r"(?:a\s+(?:bit|little|tad)\s+|kind\s+of\s+|kinda\s+|way\s+|pretty\s+|rather\s+|quite\s+|really\s+|very\s+|far\s+|just\s+|much\s+)*"
-    r"(?:too\b|much\b(?!\s+(?:better|more|less|lower|higher|cheaper))|steep\b|pricey\b|expensive\b|out\s+of\s+(?:my|the|our)\s+(?:budget|price\s+range|range))"
+    r"(?:a\s+(?:bit|little|tad)\s+|kind\s+of\s+|kinda\s+|way\s+|pretty\s+|rather\s+|quite\s+|really\s+|very\s+|far\s+|just\s+|much\s+|[a-z]+ly\s+)*"
+    r"(?:too\b|much\b(?!\s+(?:better|more|less|lower|higher|cheaper))|(?:low|high)\b(?!\s+(?:quality|end))|steep\b|pricey\b|expensive\b|out\s+of\s+(?:my|the|our)\s+(?:budget|price\s+range|range))"
 )
 """After a price, words that refuse it (`90 is too low`, `$10995 is a bit much`, `that's out of my budget`)."""
 PRICE_AFTER = frozenset({"sound", "sounds", "work", "works", "ok", "okay", "cash", "firm", "obo", "total", "max", "tops", "flat"})
@@ -121,7 +124,8 @@ SLANG_PRICES = {"tenner": 10.0, "fiver": 5.0, "c-note": 100.0, "c note": 100.0, 
 FRACTIONS = {"half": 0.5, "a half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "a quarter": 0.25, "one quarter": 0.25,
              "two thirds": 2 / 3, "three quarters": 0.75, "three fourths": 0.75}
 """Shares of the listing price people name (`half the asking price`)."""
-KEEP_AFTER_ARTICLE = frozenset({"and", "or", "for", "cash", "total", "firm", "even", "flat", "obo", "is", "deal", "sound", "sounds", "max", "tops", "only", "then", "please", "now", "today", "price", "offer", "bill"})
+KEEP_AFTER_ARTICLE = frozenset({"and", "or", "for", "cash", "total", "firm", "even", "flat", "obo", "is", "deal", "sound", "sounds", "max", "tops", "only", "then", "please", "now", "today", "price", "offer", "bill",
+                                "month", "monthly", "mo", "per", "a", "each", "rent"})
 """After `a $20 ...`, words that keep the number a price; any other word makes it an attribute (`a $20 case`)."""
 DEGREE_WORDS = frozenset({"low", "high", "much", "little", "far", "cheap", "expensive"})
 CLAUSE_BREAKS = frozenset({"but", "and", "though", "however", "so", "or", "instead"})
@@ -194,12 +198,20 @@ def _clause_before(text: str, index: int) -> list[str]:
     return words
 
 
+SPEAKERS = frozenset({"i", "i'd", "i'll", "i'm", "im", "id", "we", "we'd", "we'll", "we're"})
+THINKING = frozenset({"think", "believe", "suppose", "guess", "know", "expect", "imagine", "feel", "see", "sure", "want", "say"})
+"""`I don't think I can do 100` still refuses 100: the negation reaches through these to the next `I`."""
+
+
 def _is_negated(clause: list[str]) -> bool:
     """A refusal (`not 100`, `can't do 100`) unless a bound word turns it into a limit (`can't go below 100`)."""
     negation_at = [i for i, word in enumerate(clause) if word in NEGATIONS or word.endswith("n't")]
     if not negation_at:
         return False
     after = clause[negation_at[-1] + 1:]
+    speaker = next((i for i, word in enumerate(after) if word in SPEAKERS), None)
+    if speaker is not None and not any(word in THINKING for word in after[:speaker]):
+        return False  # `it has no damage I would like to get $340`: the negation ended before a new `I ...`
     return not any(word in BOUND_WORDS for word in after)
 
 
@@ -292,7 +304,10 @@ def _digit_mentions(text: str) -> list[tuple[PriceMention, bool, bool, str | Non
             value=value, text=text[start:end], start=start, end=end, marked=marked,
             relative=_is_relative(before, after), negated=judged[0], reference=judged[1],
         )
-        found.append((mention, year_shaped, context, before[-1] if before else None))
+        previous = before[-1] if before else None
+        if previous == "the" and before[-2:-1] and before[-2] in PAYING:
+            previous = None  # `I will pay the 2000`: the price said before, not a model year
+        found.append((mention, year_shaped, context, previous))
     return found
 
 
@@ -310,16 +325,25 @@ def _is_reference(clause: list[str], head: str, rest: str) -> bool:
     what it is worth, cost, or someone else's price, not an offer."""
     if any(word in REFERENCE_BEFORE or word in OTHER_COSTS for word in clause[-4:]) or any(word in PAST_PRICE for word in clause):
         return True
+    if any(word == "new" and clause[i + 1:i + 2] and clause[i + 1] in NEW_ONES for i, word in enumerate(clause[-5:-1], start=max(0, len(clause) - 5))):
+        return True  # `new ones go for $300`; but `the new price is 250` and `meet at the "new" middle of $250` are offers
     following = _WORD.findall(rest[:30])
     if following[:1] and following[0] in OTHER_COSTS:
         return True
     return bool(REFERENCE_AFTER.match(rest)) or bool(QUOTED.search(head))
 
 
+LOWERING = frozenset({"lower", "drop", "reduce", "cut", "knock", "discount", "shave", "raise", "up", "bump"})
+
+
 def _is_relative(before: list[str], after: list[str]) -> bool:
     following = [w for w in after if w not in CURRENCY_AFTER and w != "$"]
     if following and following[0] in RELATIVE_AFTER:
         return not (before and before[-1] == "or")  # `150 or less` names a price
+    if before[-2:-1] and before[-2] in LOWERING and before[-1] in ("it", "that", "this", "them", "by"):
+        return True  # `if you lower it $500`
+    if any(word in ("save", "saving") for word in before[-3:]):
+        return True  # `I was hoping to save at least 100-200`
     return bool(before) and (before[-1] in RELATIVE_BEFORE or before[-1] == "off" or before[-2:] == ["off", "the"])  # `knock off the $600`
 
 
