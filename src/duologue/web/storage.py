@@ -22,12 +22,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, cast
 
 from pydantic import TypeAdapter
-from sqlalchemy import Boolean, event, inspect, text, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, func, select, update
+from sqlalchemy import Boolean, event, inspect, text, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, select, update
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from duologue.core.schema import Dialogue, Event, Rating
+from duologue.web import counters
 
 _EVENT = TypeAdapter(Event)
 log = logging.getLogger(__name__)
@@ -204,6 +205,9 @@ class Storage:
             event.listen(self.engine, "connect", _sqlite_write_ahead)
         Base.metadata.create_all(self.engine)
         self._guard_event_numbers()
+        built = counters.prepare(self.engine)
+        if built is not None:
+            log.info("quota counters built from the stored dialogues (%s)", ", ".join(built) or "every study")
         self._session = sessionmaker(self.engine, expire_on_commit=False)
 
     def _guard_event_numbers(self) -> None:
@@ -238,6 +242,7 @@ class Storage:
             session.flush()
             rows = [SeatRow(dialogue_id=dialogue.id, token=secrets.token_urlsafe(18), **seat) for seat in seats]
             session.add_all(rows)
+            counters.bump(session, study_id, scenario_key, pairing, +1)
         return [_seat(r) for r in rows]
 
     def add_event(self, dialogue_id: str, seq: int, event: Event) -> None:
@@ -280,6 +285,7 @@ class Storage:
             row.data = json.dumps(dialogue.model_dump(mode="json", exclude={"events"}))
             if set_aside is not None and session.get(SetAsideRow, dialogue.id) is None:
                 session.add(SetAsideRow(dialogue_id=dialogue.id, reason=set_aside))
+                counters.bump(session, row.study_id, row.scenario_key, row.pairing, -1)
 
     def set_aside(self, study_id: str) -> dict[str, str]:
         """A study's finished dialogues that do not count (too short), with the reason of each."""
@@ -321,21 +327,30 @@ class Storage:
                 yield dialogue
 
     def count_by(self, study_id: str, column: str) -> dict[str, int]:
-        """Dialogues of a study per `pairing` or `scenario_key` (for quotas; set-aside ones left out)."""
-        field = getattr(DialogueRow, column)
+        """Dialogues of a study per `pairing` or `scenario_key` (for quotas; set-aside ones left out),
+        read from the quota counters (`duologue.web.counters`): a row per key, however many are stored."""
         with self._session() as session:
-            rows = session.execute(select(field, func.count()).where(DialogueRow.study_id == study_id, _counted()).group_by(field)).all()
-        return {key: n for key, n in rows}
+            if column == "pairing":
+                return counters.totals(session, study_id)
+            if column == "scenario_key":
+                return counters.per_scenario(session, study_id)
+        raise ValueError(f"quotas count by pairing or scenario_key, not {column!r}")
 
     def count_pairs(self, study_id: str) -> dict[tuple[str, str], int]:
-        """Dialogues of a study per (scenario_key, pairing), set-aside ones left out."""
+        """Dialogues of a study per (scenario_key, pairing), set-aside ones left out (from the counters)."""
         with self._session() as session:
-            rows = session.execute(
-                select(DialogueRow.scenario_key, DialogueRow.pairing, func.count())
-                .where(DialogueRow.study_id == study_id, _counted())
-                .group_by(DialogueRow.scenario_key, DialogueRow.pairing)
-            ).all()
-        return {(s, p): n for s, p, n in rows}
+            return counters.pairs(session, study_id)
+
+    def counter_differences(self, study_id: str) -> dict[str, dict[Any, tuple[int, int]]]:
+        """Where a study's quota counters disagree with a count over its dialogues (empty: they agree)."""
+        with self._session() as session:
+            return counters.differences(session, study_id)
+
+    def rebuild_counters(self, study_id: str | None = None) -> None:
+        """Count a study's (or every study's) quota counters again from the dialogues, e.g. after rows
+        were written around `Storage`."""
+        with self.engine.begin() as connection:
+            counters.rebuild(connection, study_id)
 
     # ------------------------------------------------------------------ seats
 
