@@ -89,3 +89,83 @@ def test_finished_dialogues_survive_a_restart_on_the_same_database(make_client, 
     again = make_client(database_url=postgres_url)  # the platform started again on the same database
     after = again.get("/admin/api/counts", headers={"X-Admin-Token": ADMIN}).json()
     assert before["total"]["finished"] == after["total"]["finished"] == 2
+
+
+# ---------------------------------------------------------------------- quota counters on PostgreSQL
+
+
+def test_quota_counters_equal_the_group_by_after_a_fixed_seed_sequence(postgres_url):
+    import random
+
+    from duologue.web.storage import Storage
+    from web.test_counters import PAIRINGS, SCENARIOS, STUDIES, Played, assert_counters_true, play
+
+    rng = random.Random(5)
+    operations = [
+        ("create", rng.choice(STUDIES), rng.choice(SCENARIOS), rng.choice(PAIRINGS)) if rng.random() < 0.5
+        else (rng.choice(["finish", "interrupt", "finish-again"]), rng.randrange(10**6), rng.choice([None, "no messages"]))
+        for _ in range(150)
+    ]
+    storage = Storage(postgres_url)
+    try:
+        play(storage, operations, Played())
+        assert_counters_true(storage)
+    finally:
+        storage.close()
+
+
+def test_quota_counters_stay_true_when_two_workers_write_at_once(postgres_url):
+    """Two processes' worth of storage (each its own pool), four writers creating and setting aside
+    dialogues of the same study, scenario and pairing at the same moment: no count is lost or doubled."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from duologue.web.storage import Storage
+    from web.test_counters import Played, assert_counters_true, play
+
+    workers = [Storage(postgres_url), Storage(postgres_url)]
+    start = threading.Barrier(4)
+
+    def write(n: int) -> None:
+        operations = [op for i in range(15) for op in (("create", "study-a", "seed:0", "human-human"), ("finish", i, "no messages" if i % 3 == 0 else None))]
+        start.wait()
+        play(workers[n % 2], operations, Played(), prefix=f"w{n}")
+
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            for done in [pool.submit(write, n) for n in range(4)]:
+                done.result()
+        assert workers[0].count_by("study-a", "pairing") == {"human-human": 4 * 15 - 4 * 5}
+        assert_counters_true(workers[1])
+    finally:
+        for storage in workers:
+            storage.close()
+
+
+def test_workers_starting_together_on_a_database_without_counters_build_them_once(postgres_url):
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from duologue.web.storage import Storage
+    from web.test_counters import Played, assert_counters_true, play
+
+    first = Storage(postgres_url)
+    play(first, [("create", "study-a", "seed:0", "human-human"), ("create", "study-b", "", "bot:rule"), ("finish", 0, "no messages"), ("create", "study-a", "seed:1", "human-human")], Played())
+    first.close()
+    with psycopg.connect(postgres_url.replace("+psycopg", ""), autocommit=True) as connection:  # as an older duologue left it
+        connection.execute("DROP TABLE quota_counts, quota_totals, counter_builds")
+    start = threading.Barrier(3)
+
+    def open_storage() -> Storage:
+        start.wait()
+        return Storage(postgres_url)
+
+    with ThreadPoolExecutor(3) as pool:
+        opened = [done.result() for done in [pool.submit(open_storage) for _ in range(3)]]
+    try:
+        assert opened[0].count_pairs("study-a") == {("seed:1", "human-human"): 1}
+        assert opened[1].count_by("study-b", "pairing") == {"bot:rule": 1}
+        assert_counters_true(opened[2])
+    finally:
+        for storage in opened:
+            storage.close()
