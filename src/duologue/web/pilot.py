@@ -29,6 +29,7 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-back
 LEAVING = ("quit", "walk", "leave")
 ANSWERS = ("accept", "reject")
 REASONS = ("We are a big group and the nights are cold.", "My kids eat a lot on hikes.", "The river near the site is not safe to drink.", "I want to cook over a fire every night.")
+EVENTS_SHOWN = "() => document.querySelectorAll('#transcript li').length"
 LINES = ("Hello! What matters most to you on this trip?", "I see, that sounds fair to me.", "Let us settle it, shall we?", "Thanks, that works.")
 
 
@@ -70,7 +71,7 @@ def running_platform(studies: list, folder: Path | None = None, **settings: Any)
         server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
-        deadline = time.time() + 20
+        deadline = time.time() + 300  # generous: the start warms the study's bots first; the loop ends once started
         while not server.started:
             if time.time() > deadline or not thread.is_alive():
                 raise RuntimeError("the pilot platform did not start")
@@ -122,11 +123,22 @@ async def _fill_move(page, kind: str, step: int) -> None:
         page.set_default_timeout(30_000)
 
 
+class FormGone(Exception):
+    """The move's form was redrawn or taken away (the partner moved) while it was being filled."""
+
+
+async def _count(locator) -> int:
+    count = await locator.count()
+    if count == 0:
+        raise FormGone
+    return count
+
+
 async def _fill_form(page, kind: str, step: int) -> None:
     form = page.locator(f"#actions form[data-kind='{kind}']")
     for group in await form.locator("[role=radiogroup]").all():
         radios = group.locator("input[type=radio]")
-        await radios.nth(step % await radios.count()).check()
+        await radios.nth(step % await _count(radios)).check()
     for box in await form.locator("input[type=number]").all():
         low = float(await box.get_attribute("min") or 0)
         high = float(await box.get_attribute("max") or low + 10)
@@ -134,7 +146,7 @@ async def _fill_form(page, kind: str, step: int) -> None:
         await box.fill(str(int(value)) if await box.get_attribute("step") == "1" else f"{max(value, low + 0.5):.2f}")
     for select in await form.locator("select").all():
         options = select.locator("option")
-        count = await options.count()
+        count = await _count(options)
         await select.select_option(index=(step + count // 2) % count)
 
 
@@ -149,6 +161,7 @@ async def _play(page, result: PilotResult, limit: int = 80) -> None:
         )
         if not await page.locator("#end").is_hidden():
             return
+        seen = await page.evaluate(EVENTS_SHOWN)
         kinds = [await f.get_attribute("data-kind") for f in await page.locator("#actions form.move-form").all()]
         kinds = [k for k in kinds if k]
         answer = next((k for k in kinds if k.startswith(ANSWERS[0])), None)
@@ -171,14 +184,29 @@ async def _play(page, result: PilotResult, limit: int = 80) -> None:
                 await _fill_move(page, kind, result.moves)
                 await page.click(f"#move-{kind}", timeout=3_000)
                 result.moves += 1
-            except PlaywrightTimeout:
+            except (PlaywrightTimeout, FormGone):
                 continue
         elif talk:
             await page.fill("#say-input", LINES[said % len(LINES)])
             await page.click("#say-button")
             said += 1
-        await page.wait_for_timeout(500)
+        await _answered(page, seen)
     raise RuntimeError(f"the dialogue did not end within {limit} turns")
+
+
+async def _answered(page, seen: int) -> None:
+    """Until the move just made shows (a new event in the transcript), is refused (an error), or the
+    dialogue ends: the next look sees the page as the move left it. After 10 s look again anyway."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        await page.wait_for_function(
+            "(seen) => document.querySelectorAll('#transcript li').length > seen || !document.getElementById('error').hidden || !document.getElementById('end').hidden",
+            arg=seen,
+            timeout=10_000,
+        )
+    except PlaywrightTimeout:
+        pass
 
 
 def _where(url: str) -> str:
