@@ -1,12 +1,13 @@
 """How well the CaSiNo reader (`duologue.tasks.casino.understanding.read`) understands real people.
 
-Run: `.venv/bin/python benchmarks/bench_casino_understanding.py [--errors dev] [--resamples 2000]`
+Run: `.venv/bin/python benchmarks/bench_casino_understanding.py [--halves dev] [--errors dev] [--resamples 2000]`
 
-Measured on the project's labelled set (`src/duologue/tasks/casino/understanding_set.jsonl`: 363
-real messages of the train and valid splits, labelled by hand for duologue (113 of them held out as `test`); see
+Measured on the project's labelled set (`src/duologue/tasks/casino/understanding_set.jsonl`: 484
+real messages of the train and valid splits, labelled by hand for duologue (164 of them held out as `test`); see
 `duologue.tasks.casino.understanding_eval`). The `dev` half was looked at while improving the
 reader; the `test` half was not, and only its errors stay hidden (`--errors test` would show them:
-do not tune on what it prints). Reads the corpus from `$DUOLOGUE_DATA/casino/split` (default
+do not tune on what it prints). `--halves dev` scores the dev half alone, for working on the reader
+without looking at test. Reads the corpus from `$DUOLOGUE_DATA/casino/split` (default
 `../shared/data`), and exits cleanly when it is absent. Prints per half, with 95% bootstrap
 intervals (items resampled): exact offer reading (precision over the reader's proposals, recall
 over labelled offers), the speaker's top and least-needed issue, tops invented for messages that
@@ -41,6 +42,7 @@ TARGETS = {"offer_precision": 0.90, "offer_recall": 0.90, "top": 0.85}
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--errors", choices=("dev", "test"), help="Also print the misreadings of this half.")
+    parser.add_argument("--halves", nargs="+", choices=("dev", "test"), default=["dev", "test"], help="Which halves to score.")
     parser.add_argument("--resamples", type=int, default=2000)
     args = parser.parse_args()
     console = Console()
@@ -54,7 +56,7 @@ def main() -> int:
     for column in ("measure", "half", "mean", "95% interval", "n"):
         table.add_column(column, justify="left" if column in ("measure", "half") else "right")
     results = {}
-    for half in ("dev", "test"):
+    for half in args.halves:
         scores = score([i for i in items if i.half == half])
         results[half] = scores
         for name, label in MEASURES:
@@ -65,13 +67,13 @@ def main() -> int:
             table.add_row(label, half, f"{estimate.mean:.3f}", f"[{estimate.low:.3f}, {estimate.high:.3f}]", str(estimate.n))
     console.print(table)
     failed = False
-    for name, target in TARGETS.items():
+    for name, target in TARGETS.items() if "test" in results else ():
         values = getattr(results["test"], name)
         mean = sum(values) / len(values) if values else 0.0
         ok = mean >= target
         failed |= not ok
         console.print(f"target {name} >= {target:.2f} on test: {mean:.3f} {'[green]PASS[/]' if ok else '[red]FAIL[/]'}")
-    if args.errors:
+    if args.errors in results:
         for miss in results[args.errors].misses:
             console.print(miss, highlight=False, markup=False)
     return 1 if failed else 0

@@ -1,0 +1,406 @@
+"""Reading the split a CaSiNo message proposes (`understanding.read(...).proposal`): who gets how many
+of each item, as the speaker's own share per issue."""
+
+from __future__ import annotations
+
+import re
+
+from duologue.tasks.casino.rules import ISSUES, PACKAGES_PER_ISSUE
+from duologue.tasks.casino.understanding_words import FILLER, NUMBER_WORDS, issue_of_word
+
+# ---------------------------------------------------------------------------- proposals
+
+_ME, _YOU = "me", "you"
+_SUBJECT_ME = {"i", "we", "me", "us", "myself", "ourselves"}
+_SUBJECT_YOU = {"you", "u", "yourself", "ya"}
+_AUX = {"can", "could", "would", "will", "ll", "d", "should", "may", "might", "must", "to", "just", "then", "also", "do", "get", "go", "shall", "m", "am", "are", "re",
+        "actually", "really", "definitely", "still", "only", "probably", "certainly", "truly", "totally", "absolutely", "kinda", "gladly",
+        "happily", "be", "love", "was", "is", "ideally", "personally", "at", "least", "willing", "able", "going", "gonna", "trying", "were",
+        "guys", "folks", "all"}
+_TAKE_VERBS = {"get", "take", "keep", "have", "grab", "receive", "gets", "takes", "keeps", "having", "getting", "taking",
+               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receiving", "snag"}
+_GIVE_VERBS = {"give", "gives", "send", "leave", "let", "offer", "hand", "allow", "spare", "giving", "leaving", "offering", "sending", "gave", "leaves", "provide", "providing"}
+_ME_PHRASES: dict[tuple[str, ...], int] = {
+    ("insist", "on"): 2, ("hoping", "for"): 2, ("hoping", "to", "get"): 3, ("hoping", "to", "take"): 3, ("hoping", "to", "have"): 3,
+    ("happy", "with"): 2, ("fine", "with"): 2, ("ok", "with"): 2, ("okay", "with"): 2, ("good", "with"): 2, ("preference", "is"): 2,
+    ("ask", "for"): 2, ("dead", "set", "on"): 3, ("set", "on"): 2, ("gives", "me"): 2, ("that", "leaves", "me"): 3, ("leaves", "me"): 2,
+    ("can", "i", "have"): 3, ("can", "i", "get"): 3, ("can", "i", "take"): 3, ("could", "i", "have"): 3, ("could", "i", "get"): 3,
+    ("could", "i", "take"): 3, ("may", "i", "have"): 3, ("i", "propose"): 2, ("survive", "with", "less", "than"): 4, ("do", "with", "less", "than"): 4,
+    ("with", "less", "than"): 3, ("able", "to", "have"): 3, ("able", "to", "get"): 3, ("able", "to", "take"): 3, ("make", "do", "with"): 3,
+    ("i", "do", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3,
+}
+"""Phrases after which the items named go to the speaker ("I insist on 2 firewood", "hoping for two water")."""
+_YOU_PHRASES: dict[tuple[str, ...], int] = {
+    ("what", "you", "want", "is"): 4, ("what", "you", "need", "is"): 4, ("so", "you", "want"): 3, ("you", "would", "like"): 3,
+}
+"""Phrases after which the items named go to the partner ("so what you want is 2 more firewood")."""
+_GIVE_UP: dict[tuple[str, ...], int] = {("let", "go", "of"): 3, ("letting", "go", "of"): 3, ("give", "up"): 2, ("giving", "up"): 2, ("part", "with"): 2, ("parting", "with"): 2}
+"""Phrases after which the items named go to the partner (negated, they are read as a keeping first)."""
+_KEEP_VERBS = ("give", "part", "spare", "share", "let", "offer", "trade", "budge")
+"""Giving verbs that, negated, keep the item with the speaker ("I won't part with any firewood")."""
+_TRADE_VERBS = {"trade", "swap", "exchange", "forfeit", "relinquish", "surrender"}
+_POSTFIX = {"for", "to"}
+_WISH_VERBS = {"want", "need", "like", "prefer", "wants", "needs"}
+_KEEP = "keep"
+"""A negated giving: the items named stay with the speaker, all of them when no count is given."""
+_IMPERATIVE_OPENERS = {"fine", "ok", "okay", "then", "just", "please", ",", ".", "!", "so", "sure", "alright", "go", "ahead", "and"}
+STALE_AFTER = 2
+"""Words (besides counts, items, fillers and list joiners) after which a recipient no longer governs an
+item: "I get ... <2 words> ... 2 food"."""
+_LIST_WORDS = {",", "and", "&", "+", "-", ":", "then", "also", "plus", "with", "just", "only", "no", "maybe", "ok", "okay", "so", "please"}
+"""Words that may stand in a bare list of counted items ("No food, just 2 water, 3 firewood")."""
+_REST = {"rest", "remainder", "everything", "others", "leftover", "leftovers"}
+_ENDS = {".", "!", "?", ";", "\n"}
+_GAP_BREAKERS = {"there", "because", "since", "due", "which", "who", "if", "though", "while", "whereas", "when", "i", "we", "you", "u"}
+"""Words that end the reach of a recipient: what follows them is another statement (a new subject
+that named no recipient, a reason, a condition, an alternative)."""
+
+
+def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]:
+    """(recipient, tokens consumed, postfix?) if a recipient marker starts at token i."""
+    t = tokens[i]
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+    for phrase, length in _ME_PHRASES.items():
+        if tuple(tokens[i : i + length]) == phrase:
+            if phrase[-1] == "with" and i + length < len(tokens) and tokens[i + length] in {"you", "your", "that", "this", "it", "u"}:
+                break  # "okay with your group taking all 3 food" is about the partner's share
+            if phrase[0] not in {"i", "can", "could", "may", "in"} and any(w in _SUBJECT_YOU for w in tokens[max(0, i - 3) : i]):
+                break  # "would you be okay with 3 water" asks about the partner's share
+            return _ME, length, False
+    for phrase, length in _YOU_PHRASES.items():
+        if tuple(tokens[i : i + length]) == phrase:
+            return _YOU, length, False
+    if t == "your" and nxt in {"group", "family", "side", "camp", "team", "crew", "kids"} and i + 2 < len(tokens) and tokens[i + 2] in _TAKE_VERBS:
+        return _YOU, 3, False  # "your group taking all 3 food"
+    if t in {"like", "love", "prefer"} and i >= 1 and tokens[i - 1] in {"would", "d"} and (i < 2 or tokens[i - 2] not in _SUBJECT_YOU):
+        return _ME, 1, False  # "... and would like to have 3 firewoods"
+    for phrase, length in _GIVE_UP.items():
+        if tuple(tokens[i : i + length]) == phrase:
+            return _YOU, length, False  # "I'm ok with letting go of two of the firewood"
+    if t in {"not", "never"} and nxt in _KEEP_VERBS:
+        # "I can't give you any of the water", "I won't part with any firewood": the speaker keeps it
+        j = i + 2
+        while j < len(tokens) and tokens[j] in {"with", "up", "you", "u", "away", "go", "of", "on", "in"} and j - i <= 4:
+            j += 1
+        return _KEEP, j - i, False
+    if t == "let" and nxt == "me" and i + 2 < len(tokens) and tokens[i + 2] in {"know", "see", "think", "check", "ask", "explain", "tell"}:
+        return None, 0, False  # "let me know" gives nothing
+    if t in _TRADE_VERBS and nxt not in _SUBJECT_ME and (i == 0 or tokens[i - 1] not in _SUBJECT_YOU):
+        return _YOU, 2 if nxt in _SUBJECT_YOU else 1, False  # "I'd like to trade 3 firewood for 3 waters": what follows is given
+    if t in _SUBJECT_YOU and nxt in NUMBER_WORDS and nxt not in {"a", "an", "all", "every", "both"} and i > 0 and tokens[i - 1] in {"and", ","}:
+        return _YOU, 1, False  # "2 water for me and you 1 water"
+    # give/send/leave/let + me|you : the object receives
+    if t in _GIVE_VERBS:
+        if nxt in _SUBJECT_ME:
+            return _ME, 2, False
+        if nxt in _SUBJECT_YOU:
+            return _YOU, 2, False
+    # postfix: "2 water for me", "the rest to you"
+    if t in _POSTFIX and nxt in (_SUBJECT_ME | _SUBJECT_YOU | {"yourself", "myself"}):
+        return (_ME if nxt in _SUBJECT_ME else _YOU), 2, True
+    if t in {"mine", "yours"}:
+        return (_ME if t == "mine" else _YOU), 1, True
+    # subject + (aux)* + take-verb
+    if t in _SUBJECT_ME or t in _SUBJECT_YOU:
+        j = i + 1
+        while j < len(tokens) and tokens[j] in _AUX and j - i <= 5:
+            if tokens[j] == "get" and j + 1 < len(tokens) and tokens[j + 1] not in {"to"}:
+                break
+            j += 1
+        if j < len(tokens) and tokens[j] in _TAKE_VERBS:
+            if t in _SUBJECT_YOU and tokens[j] in _WISH_VERBS:
+                return None, 0, False  # "are you sure you need 2 food?" asks, it does not give
+            if any(tokens[k] in {"not", "never"} for k in range(i + 1, j)):
+                return None, 0, False  # "I don't need 3 water" proposes nothing
+            return (_ME if t in _SUBJECT_ME else _YOU), j - i + 1, False
+        if j < len(tokens) and tokens[j] in _GIVE_VERBS:
+            # "i give you 2 food": the giver's object receives; handled when the give verb is reached
+            return None, 0, False
+    if t in {"take", "have", "keep", "grab"} and (i == 0 or tokens[i - 1] in _IMPERATIVE_OPENERS):
+        return _YOU, 1, False  # "fine, take all the water"
+    if t in {"my", "your"} and nxt in {"share", "side", "end", "part"}:
+        return (_ME if t == "my" else _YOU), 2, False
+    return None, 0, False
+
+
+def _count_before(tokens: list[str], i: int, start: int) -> int | None:
+    """The count written just before the item at token i (skipping `packages of the`)."""
+    j = i - 1
+    skipped = 0
+    while j >= start and tokens[j] in FILLER and skipped < 4:
+        j -= 1
+        skipped += 1
+    if j < start:
+        return None
+    word = tokens[j]
+    if word in {"a", "an"} and skipped > 1:
+        return None
+    if word == "no" and skipped == 0:
+        return 0
+    if word == "couple" and j - 1 >= start and tokens[j - 1] == "a":
+        return 2
+    if word == "each" and j - 1 >= start and tokens[j - 1] in {"1", "2", "3", "one", "two", "three"}:
+        return NUMBER_WORDS[tokens[j - 1]]  # "1 each of the food and water"
+    if word in NUMBER_WORDS:
+        if word == "both" or (j - 2 >= start and tokens[j - 1] in {"or", "to", "-"} and tokens[j - 2] in NUMBER_WORDS):
+            return None  # "2 or 3 pieces of firewood" is no definite count
+        # "the whole food" / "all the water" / "all 3 water"
+        if word in {"1", "2", "3", "one", "two", "three"} and j - 1 >= start and tokens[j - 1] in {"all"}:
+            return 3
+        return NUMBER_WORDS[word]
+    if word == "most":
+        return 2  # "most of the water"
+    return None
+
+
+def _count_after(tokens: list[str], i: int) -> int | None:
+    """A count written after the item: `water: 2`, `firewood = 3`, `water x2`."""
+    j = i + 1
+    if j < len(tokens) and tokens[j] in {":", "=", "-", "x"}:
+        j += 1
+    if j < len(tokens) and tokens[j] in {"0", "1", "2", "3"}:
+        if j + 1 < len(tokens) and issue_of_word(tokens[j + 1]):
+            return None  # "water 2 food" is ambiguous: the 2 belongs to food
+        return int(tokens[j])
+    return None
+
+
+_THE = -1
+"""A pending item named with `the` and no count: all of it, if a postfix marker (`is all yours`) gives it."""
+_OPENERS = {"how about", "what about", "maybe", "maybe i", "perhaps", "so", "ok so", "okay so", "then", "ok how", "okay how", "how bout"}
+"""Sentence openings of a proposal that names no recipient: the items are the speaker's own ask."""
+_FIRE_WORDS = {"fire", "fires", "campfire", "campfires", "bonfire"}
+_VAGUE = re.compile(r"\b(one of us|either of us|whoever|one person|the other person)\b")
+
+
+def _stale(tokens: list[str], anchor: int, i: int) -> bool:
+    """Whether so many other words stand between a recipient (or its last item) and the item at i
+    that the recipient no longer governs it ("I have a fast metabolism and get shaky if I skip a meal")."""
+    gap = tokens[anchor:i]
+    if ":" in gap:
+        gap = gap[len(gap) - gap[::-1].index(":") :]  # "I can offer you this: 3 food, 0 firewood and 1 water"
+    if any(w in _GIVE_VERBS or w in _TRADE_VERBS or w in _GAP_BREAKERS for w in gap):
+        return True  # "I'll keep all the firewood and send 2 food", "we need water and, there is no firewood"
+    words = [w for w in gap if w not in FILLER and w not in NUMBER_WORDS and w not in _LIST_WORDS and w not in _AUX and w not in _TAKE_VERBS and not issue_of_word(w)]
+    j = i - 1
+    while j > anchor and tokens[j] in FILLER:
+        j -= 1
+    continues = j > anchor and tokens[j] in NUMBER_WORDS and tokens[j - 1] in {"and", ","}  # "..., and two firewoods"
+    return len(words) > STALE_AFTER + continues or i - anchor > 6 * STALE_AFTER
+
+
+def _opens_ask(tokens: list[str], start: int) -> bool:
+    """Whether a sentence opens like a proposal that names no recipient ("how about 2 food ...")."""
+    return tokens[start] in _OPENERS or " ".join(tokens[start : start + 2]) in _OPENERS
+
+
+def _own_ask(tokens: list[str], start: int, first_item: int, end: int) -> bool:
+    """Whether the items of a sentence that names no recipient are the speaker's own ask: it opens
+    like a proposal ("how about 2 food ...", "maybe 2 firewood, 2 water and a food?") or is a bare
+    list, the partner is not its subject ("so you need 3 water?") and it trades nothing for
+    nothing ("so 2 firewood for 3 water?" does not say who gives which)."""
+    if any(w in _SUBJECT_YOU or w in {"i", "we", "your"} for w in tokens[start:first_item]):
+        return False  # "so I'll send over 3 waters", "so you need 3 water?"
+    if any(w in {"for", "instead"} and any(issue_of_word(x) or x in NUMBER_WORDS for x in tokens[k + 1 : k + 3]) for k, w in enumerate(tokens[start:end], start)):
+        return False
+    return _opens_ask(tokens, start) or _bare_list(tokens, start, end)
+
+
+def _bare_list(tokens: list[str], start: int, end: int) -> bool:
+    """Whether the sentence is nothing but counted items ("No food, just 2 water, 3 firewood")."""
+    words = tokens[start:end]
+    counted = sum(1 for k, w in enumerate(words) if issue_of_word(w) and k > 0 and (words[k - 1] in NUMBER_WORDS or words[k - 1] == "no"))
+    return counted >= 2 and all(w in FILLER or w in NUMBER_WORDS or w in _LIST_WORDS or issue_of_word(w) for w in words)
+
+
+def _rest_word(tokens: list[str], i: int) -> bool:
+    """Whether token i closes a word for what is left: "the rest", "everything else", "what's left"."""
+    t = tokens[i]
+    if t == "left":
+        return tokens[i - 2 : i] in (["what", "s"], ["what", "is"]) or tokens[i - 1] == "whatever"
+    if t not in _REST or not (t == "everything" or tokens[i - 1] in {"the", "all"}):
+        return False
+    if t == "others" and tokens[i - 2 : i] != ["all", "the"]:
+        return False
+    return not (i >= 3 and tokens[i - 2] == "of" and tokens[i - 3] in NUMBER_WORDS)
+
+
+def _vague_sentence(tokens: list[str], start: int) -> bool:
+    """Whether the sentence from `start` splits without saying who gets what ("one of us gets 2 food")."""
+    end = start
+    while end < len(tokens) and tokens[end] not in {".", "!", "?", ";", "\n"}:
+        end += 1
+    return bool(_VAGUE.search(" ".join(tokens[start:end])))
+
+
+def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
+    """The speaker's share per issue from the split the text describes, or None if it describes none."""
+    if tokens and tokens[-1] not in _ENDS:
+        tokens = [*tokens, "."]
+    assigned: dict[str, dict[str, int]] = {_ME: {}, _YOU: {}}
+    orphans: list[tuple[str, int | None]] = []  # counted items no recipient took, for "you can have the rest"
+    dropped: list[tuple[str, int | None]] = []
+    pending_at = 0  # where the first pending item stands
+    rest_for: str | None = None
+    each_for: tuple[str, int] | None = None
+    recipient: str | None = None
+    pending: list[tuple[str, int | None]] = []  # items seen before any recipient in this clause
+    last_issue: str | None = None
+    last_count: int | None = None
+    sentence_start = 0
+    anchor = 0
+    i = 0
+    found = False
+
+    def assign(who: str, items: list[tuple[str, int | None]], *, postfix: bool = False) -> None:
+        nonlocal found
+        for issue, count in items:
+            if count == _THE:
+                count = PACKAGES_PER_ISSUE if postfix else None  # "the firewood is all yours"
+            if count is None:
+                continue
+            assigned[who][issue] = count
+            found = True
+
+    marked = False  # a recipient was named in this sentence
+    wish = False  # the recipient came with "need"/"want": "I need the water" states a need, not a count
+    either = False  # inside "either the food or the water": no definite count
+    vague = _vague_sentence(tokens, 0)
+    while i < len(tokens):
+        t = tokens[i]
+        if t in _ENDS or (t == "-" and i + 1 < len(tokens) and _opens_ask(tokens, i + 1)):
+            if pending and not marked and _own_ask(tokens, sentence_start, pending_at, i):
+                assign(_ME, pending)  # "maybe 2 firewood, 2 water and a food?": the speaker's own ask
+            else:
+                dropped.extend(pending)
+            if t != "?":
+                orphans.extend(c for c in dropped if c[1] != _THE)
+            recipient, pending, dropped, sentence_start, either, marked = None, [], [], i + 1, False, False
+            vague = _vague_sentence(tokens, i + 1)
+            i += 1
+            continue
+        if vague:
+            i += 1
+            continue
+        if t == "either" or (t == "or" and either):
+            either = True
+            i += 1
+            continue
+        if t == "for" and recipient == _YOU and i + 1 < len(tokens) and tokens[i + 1] not in (_SUBJECT_ME | _SUBJECT_YOU):
+            ahead = tokens[i + 1 : i + 4]
+            if any(issue_of_word(w) or w in NUMBER_WORDS or w == "your" for w in ahead):
+                recipient, anchor = _ME, i + 1  # "I'll give you 3 firewood for 2 water": what comes back is the speaker's
+                i += 1
+                continue
+        if t in {"me", "you"} and recipient is None and pending and i >= 1 and issue_of_word(tokens[i - 1]):
+            assign(_ME if t == "me" else _YOU, pending)  # "3 wood 2 food me, 1 food 3 water you"
+            pending = []
+            i += 1
+            continue
+        who, used, postfix = _recipient_marker(tokens, i)
+        if who is not None:
+            first_marker, marked = not marked, True
+            if postfix:
+                # "2 water for me": the marker gives the items just before it, and no later ones
+                assign(who, pending, postfix=t in {"mine", "yours"})
+                pending = []
+                recipient = None  # "3 firewood for me, 3 water for you": each list has its own recipient
+            else:
+                if pending and first_marker and _own_ask(tokens, sentence_start, pending_at, i):
+                    assign(_ME, pending)  # "how about 2 foods and 2 waters and then I forfeit the firewood"
+                else:
+                    dropped.extend(pending)
+                recipient = who
+                wish = tokens[i + used - 1] in _WISH_VERBS
+                pending = []
+            i += used
+            anchor = i
+            continue
+        issue = issue_of_word(t)
+        if issue is None and t == "woods" and i >= 1 and tokens[i - 1] in NUMBER_WORDS:
+            issue = "Firewood"  # "3 waters 2 woods"
+        if issue is not None:
+            if recipient is not None and _stale(tokens, anchor, i):
+                recipient = None  # "i have a fast metabolism and get shaky if i skip a meal" is no proposal
+            count = _count_before(tokens, i, sentence_start)
+            if count == 1 and tokens[i - 1] in {"a", "an"} and (recipient is None or i - anchor > 3) and not (i >= 2 and tokens[i - 2] in {"and", ","} and last_count is not None):
+                count = None
+            if count is None:
+                count = _count_after(tokens, i)
+            if count is None and i >= 1 and tokens[i - 1] == "the" and recipient is not None and not wish:
+                count = PACKAGES_PER_ISSUE  # "you can have the food": all of it
+            if count is None and last_count is not None and tokens[i - 1] in {"and", "&"} and "each" in tokens[max(0, i - 6) : i]:
+                count = last_count  # "1 each of the food and water"
+            if count is None and last_count == PACKAGES_PER_ISSUE and i >= 1 and tokens[i - 1] in {"and", ",", "&"}:
+                count = PACKAGES_PER_ISSUE  # "all the water and food"
+            if t in _FIRE_WORDS and (i == 0 or tokens[i - 1] not in {"0", "1", "2", "3", "one", "two", "three", "all", "the"}):
+                count = None  # "have a fire each night" is no count of firewood
+            if either:
+                count = None
+            if recipient == _KEEP:
+                between = tokens[anchor:i]
+                if not any(w in {"all", "0", "1", "2", "3", "one", "two", "three", "most", "extra", "more", "additional"} for w in between):
+                    assign(_ME, [(issue, PACKAGES_PER_ISSUE)])  # "I can't give you any of the water"
+                last_issue, last_count = issue, None
+                i += 1
+                continue
+            if count is None:
+                last_issue, last_count = issue, None  # "Firewood would be, 2 for you, 1 for me"
+            if count is not None:
+                last_issue, last_count = issue, count
+                if recipient is not None:
+                    anchor = i
+                    assign(recipient, [(issue, count)])
+                else:
+                    pending_at = i if not pending else pending_at
+                    pending.append((issue, count))
+            elif recipient is None and i >= 1 and tokens[i - 1] == "the":
+                pending_at = i if not pending else pending_at
+                pending.append((issue, _THE))  # "the firewood is all yours"
+            i += 1
+            continue
+        # a bare count standing for the last item: "2 water for me and 1 for you"
+        if t in {"0", "1", "2", "3", "one", "two", "three", "none"} and last_issue is not None and i >= 1 and tokens[i - 1] in {",", "and", "&", "then", ":", "with", "be", "is"}:
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if not issue_of_word(nxt) and (nxt not in FILLER or nxt in _POSTFIX) and nxt not in {"of"}:
+                who2, _, postfix2 = _recipient_marker(tokens, i + 1) if i + 1 < len(tokens) else (None, 0, False)
+                if who2 is not None and postfix2:
+                    assign(who2, [(last_issue, NUMBER_WORDS[t])])
+                    i += 3
+                    continue
+        if recipient in (_ME, _YOU) and _rest_word(tokens, i):
+            rest_for, found = recipient, True  # "... and you get the rest / everything else / the others / what's left"
+        elif recipient is None and i + 1 < len(tokens) and _rest_word(tokens, i):
+            who2, _, postfix2 = _recipient_marker(tokens, i + 1)
+            if who2 in (_ME, _YOU) and postfix2:
+                rest_for, found = who2, True  # "... and the rest for you"
+        if t == "each" and i >= 2 and tokens[i - 1] == "of" and tokens[i - 2] in NUMBER_WORDS and recipient in (_ME, _YOU):
+            each_for = (recipient, NUMBER_WORDS[tokens[i - 2]])
+            found = True
+        i += 1
+    if not found:
+        return None
+    if rest_for is not None and each_for is None and not assigned[_ME] and not assigned[_YOU] and not orphans:
+        return None  # "you can have the rest" alone says nothing about what the rest is
+    if rest_for is not None:
+        # "3 food, 1 firewood and 1 water is what I need. You can have the rest": the counted items
+        # no recipient took belong to the other side of the rest
+        other = _ME if rest_for == _YOU else _YOU
+        assign(other, [c for c in orphans if c[0] not in assigned[_ME] and c[0] not in assigned[_YOU]])
+    share: dict[str, int | None] = {}
+    for issue in ISSUES:
+        mine, yours = assigned[_ME].get(issue), assigned[_YOU].get(issue)
+        if mine is not None:
+            share[issue] = mine
+        elif yours is not None:
+            share[issue] = PACKAGES_PER_ISSUE - yours
+        elif each_for is not None:
+            who, n = each_for
+            share[issue] = n if who == _ME else PACKAGES_PER_ISSUE - n
+        elif rest_for is not None:
+            share[issue] = PACKAGES_PER_ISSUE if rest_for == _ME else 0
+        else:
+            share[issue] = None
+    if all(v is None for v in share.values()):
+        return None
+    return share

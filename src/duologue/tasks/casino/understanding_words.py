@@ -1,0 +1,107 @@
+"""The words of the CaSiNo reader (`understanding`): item names with their typos, counts, fillers,
+and the normalising that turns a message into clean tokens."""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+from functools import lru_cache
+
+# ---------------------------------------------------------------------------- vocabulary
+
+ISSUE_WORDS: dict[str, str] = {
+    # food
+    "food": "Food", "foods": "Food", "meal": "Food", "meals": "Food", "snack": "Food", "snacks": "Food",
+    "groceries": "Food", "grocery": "Food", "rations": "Food", "ration": "Food", "provisions": "Food",
+    "foodstuff": "Food", "foodstuffs": "Food",
+    # water
+    "water": "Water", "waters": "Water", "h2o": "Water",
+    # firewood
+    "firewood": "Firewood", "firewoods": "Firewood", "wood": "Firewood", "logs": "Firewood",
+    "kindling": "Firewood", "fire": "Firewood", "fires": "Firewood", "campfire": "Firewood",
+    "campfires": "Firewood", "bonfire": "Firewood",
+}
+"""Words that name an issue outright."""
+
+IMPLICIT_WORDS: dict[str, str] = {
+    "hungry": "Food", "hunger": "Food", "starving": "Food", "eat": "Food", "eating": "Food", "calories": "Food",
+    "thirsty": "Water", "thirst": "Water", "hydrated": "Water", "hydration": "Water", "dehydrated": "Water",
+    "dehydration": "Water", "drink": "Water", "drinking": "Water",
+    "cold": "Firewood", "chilly": "Firewood", "freezing": "Firewood", "warm": "Firewood", "warmth": "Firewood",
+}
+"""Words that point at an issue without naming it; used only when a clause names no issue."""
+
+FUZZY_TARGETS: tuple[str, ...] = ("food", "water", "firewood", "wood")
+NOT_TYPOS: frozenset[str] = frozenset(
+    {
+        "waste", "waster", "waiter", "wafer", "wafers", "wader", "waters", "wander", "wanted", "watch", "watched",
+        "waited", "wait", "wake", "woke", "wool", "wooly", "woods", "word", "words", "worm", "worse", "worst",
+        "worth", "would", "woodland", "wooden", "fold", "fool", "fools", "foot", "fond", "feed", "feud", "food's",
+        "flood", "forward", "fired", "fireworks", "firework", "fireman", "fireplace", "firefly", "fireside",
+        "wonder", "winter", "wetter", "writer", "whatever", "weather", "wider", "ward",
+    }
+)
+"""Real words close to an issue name that must not be read as a typo of it."""
+
+NUMBER_WORDS: dict[str, int] = {
+    "0": 0, "zero": 0, "none": 0, "nothing": 0,
+    "1": 1, "one": 1, "single": 1, "a": 1, "an": 1,
+    "2": 2, "two": 2, "couple": 2, "pair": 2, "both": 2,
+    "3": 3, "three": 3, "all": 3, "every": 3, "entire": 3, "whole": 3,
+}
+"""Counts. `a`/`an`/`both`/`no` only count right before an item (`a water`); `all` is every package."""
+
+FILLER: frozenset[str] = frozenset(
+    {"of", "the", "my", "your", "our", "those", "these", "package", "packages", "pack", "packs", "packet", "packets",
+     "unit", "units", "bundle", "bundles", "bottle", "bottles", "jug", "jugs", "extra", "more", "additional", "x",
+     "items", "item", "piece", "pieces", "lot", "lots", "bag", "bags", "case", "cases", "box", "boxes", "for", "just",
+     "only", "remaining", "things", "thing", "containers", "cans", "portions", "servings", "loads"}
+)
+"""Words that may stand between a count and its item: `2 packages of the water`."""
+
+# ---------------------------------------------------------------------------- normalising
+
+
+_NOT_FORMS = {"ca": "can", "wo": "will", "do": "do", "does": "does", "is": "is", "are": "are", "would": "would", "could": "could",
+              "should": "should", "did": "did", "was": "was", "were": "were", "have": "have", "has": "has"}
+
+
+def normalize(text: str) -> str:
+    """Lower case, common spellings joined, punctuation spaced out so tokens are clean."""
+    text = text.lower().replace("’", "'").replace("‘", "'")
+    text = re.sub(r"\bfire[\s-]+wood", "firewood", text)
+    text = re.sub(r"\bh\s*2\s*o\b", "h2o", text)
+    text = re.sub(r"\b(\d)\s*x\b", r"\1", text)  # "2x water"
+    text = re.sub(r"#\s*1\b", " number one ", text)
+    text = re.sub(r"\b1st\b", " first ", text)
+    text = re.sub(r"\b2nd\b", " second ", text)
+    text = re.sub(r"\b3rd\b", " third ", text)
+    text = re.sub(r"\b(i|you|we|they|it|that|he|she|there|what)'(ll|d|m|re|ve|s)\b", r"\1 \2", text)
+    text = re.sub(r"\b(ca|wo|do|does|is|are|would|could|should|did|was|were|have|has)n'?t\b", lambda m: _NOT_FORMS[m.group(1)] + " not", text)
+    text = re.sub(r"\bcannot\b", "can not", text)
+    text = re.sub(r"\bim\b", "i m", text)
+    text = re.sub(r"\bill\b(?= (take|get|give|keep|have|need|do|go|let|be|send))", "i ll", text)
+    text = re.sub(r"[^a-z0-9'?!.;,:\n&>=+-]+", " ", text)
+    text = re.sub(r"([?!.;,:\n&>=+])", r" \1 ", text)
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+@lru_cache(maxsize=65536)
+def issue_of_word(word: str) -> str | None:
+    """The issue a single word names, allowing for typos (`watter`, `firewod`, `fod`)."""
+    word = word.strip("'")
+    if word in ISSUE_WORDS:
+        return ISSUE_WORDS[word]
+    if word.endswith("'s") and word[:-2] in ISSUE_WORDS:
+        return ISSUE_WORDS[word[:-2]]
+    if len(word) < 3 or word in NOT_TYPOS or not word.isalpha():
+        return None
+    for target in FUZZY_TARGETS:
+        if word[0] == target[0] and abs(len(word) - len(target)) <= 2:
+            if SequenceMatcher(None, word, target).ratio() >= (0.85 if len(target) <= 4 else 0.8):
+                return ISSUE_WORDS[target]
+    return None
+
+
+def _tokens(text: str) -> list[str]:
+    return normalize(text).split(" ") if text.strip() else []
