@@ -79,3 +79,44 @@ def test_the_modular_agent_never_talks_about_another_item(corpus_path):
             else:
                 partner_said = event.text
             history.append(event.text)
+
+
+@pytest.mark.parametrize(
+    ("reply", "partner_said", "history", "why"),
+    [
+        ("Thanks for letting me know.", "I can't go higher than that, sorry.", ["Could you do $6500?", "I can do $7000.", "I can't go higher than that, sorry."],
+         "ignores the price talk"),
+        ("Pretty good thanks!", "Hi there! Yes, it's available.", ["Hi", "Hi there! Yes, it's available."], "answers a question nobody asked"),
+        ("Hi is the car still available?", "Clean title, one owner.", ["Hi", "Yes, the car is still available.", "Any accidents?", "Clean title, one owner."],
+         "greets in the middle"),
+        ("Is it still available?", "Clean title, one owner.", ["Hi", "Yes, it's still available.", "Any accidents?", "Clean title, one owner."],
+         "asks what was already answered"),
+        ("I paid $7000 for it, so no lower.", "Would you take $6000?", ["Would you take $6000?"], "claims what the listing does not say"),
+    ],
+)
+def test_replies_that_ignore_or_restart_do_not_fit(reply, partner_said, history, why):
+    ok, reason = context_fit(reply, partner_said=partner_said, lines=LINES, history=history, common=own_words() | {"paid", "accidents"})
+    assert not ok and reason.startswith(why), reason
+
+
+def test_a_number_quoted_from_the_listing_is_no_price_on_the_table():
+    said = "Hello! Glad you're interested. 2012 Civic LX sedan, automatic, 98k miles."
+    assert context_fit("That's good to know.", partner_said=said, lines=LINES, history=["Hi", said], common=own_words()) == (True, "")
+
+
+def test_an_availability_answer_fits_after_an_opening_price():
+    asked = "Hi! Is the Civic still for sale? Does it have a clean title?"
+    reply = "Yes, it's still available. Clean title, one owner, all service records."
+    assert context_fit(reply, partner_said=asked, lines=LINES, history=["I'd like to get $7800 for it.", asked], common=own_words()) == (True, "")
+
+
+def test_item_words_of_the_corpus_are_not_common_talk(corpus_path):
+    """`iphone`, `chair`: frequent in the corpus, but they fit only a listing or dialogue that has them (issue 14)."""
+    agent = CraigslistModularAgent(str(corpus_path("craigslist/validation.json")))
+    agent.reset(make("craigslist-v0"), "0", __import__("random").Random(0))
+    common = agent.knowledge.extra["common"]
+    assert {"iphone", "chair", "sofa"}.isdisjoint(common)
+    assert {"price", "cash", "condition", "pick"} <= common
+    flip = next(item for item in listings() if item.id.startswith("phone") and "flip" in item.title.lower())
+    ok, why = context_fit("Can you tell me more about this Iphone?", partner_said="", lines=[flip.title, *flip.description], history=[], common=common)
+    assert not ok and "iphone" in why

@@ -239,3 +239,55 @@ def test_the_learned_policy_opens_with_an_intro_and_answers_questions(corpus_pat
     assert policy.best(("buyer", "<start>", "none", "<start>"), ["intro", "init-price", "inquiry", "unknown"]) == "intro"
     assert policy.best(("seller", "inquiry", "none", "intro"), ["inform", "unknown", "init-price", "inquiry"]) == "inform"
     assert knowledge.stats["dialogues"] == 597
+
+
+# ---------------------------------------------------------------------------- answers from the listing (issue 14)
+
+
+def listing_lines(listing_id):
+    item = next(item for item in listings() if item.id == listing_id)
+    return [item.title, *item.description]
+
+
+def test_a_condition_question_gets_words_about_the_items_state_or_an_honest_not_sure():
+    from duologue.tasks.craigslist.listing_answers import UNSURE, listing_answer
+
+    table = next(item for item in listings() if "dining table" in item.title.lower())
+    lines = [table.title, *table.description]
+    answer = listing_answer("Any scratches or stains?", lines)
+    assert answer is not None and "family" not in answer.lower()  # `Great for a family` says nothing about scratches
+    iphone = next(item for item in listings() if "like new" in item.title.lower())
+    assert listing_answer("Any problems with it?", [iphone.title, *iphone.description]) == "Like new, as the listing says."
+    assert listing_answer("Do the brakes work well?", ["Mountain bike", "Tires have plenty of tread left."]) in UNSURE
+    assert listing_answer("How are you today?", lines) is None  # no question about the item: answered elsewhere
+
+
+def test_naming_the_item_by_its_title_asks_nothing_about_it():
+    from duologue.tasks.craigslist.listing_answers import listing_answer
+
+    lines = ["2017 Nissan Leaf SV electric", "Fully electric, about 100 mile range on a full charge.", "Battery health still 11 of 12 bars."]
+    answer = listing_answer("Is the 2017 Nissan Leaf SV electric still for sale? Any problems with it?", lines)
+    assert answer is not None and answer.startswith("Yes, it's still available.") and "range" not in answer
+
+
+def test_after_turning_an_offer_down_it_talks_price_not_small_talk():
+    """`Alright, thank you.` right after a Reject reads as a yes to the offer it refused."""
+    games = play([NO_CORPUS, "rule"], 16, bottomlines=True) + play(["rule", NO_CORPUS], 16, seed=100, bottomlines=True)
+    checked = 0
+    for dialogue, agents in games:
+        party = next(p for p, a in agents.items() if isinstance(a, CraigslistModularAgent))
+        records = iter(agents[party].generated)
+        rejected = False
+        for event in dialogue.events:
+            if event.party != party:
+                rejected = rejected and not isinstance(event, Message)
+                continue
+            if isinstance(event, Message):
+                record = next(records)
+                if rejected:
+                    checked += 1
+                    assert record.act in (*PRICE_ACTS, "disagree", "vague-price", "agree"), (event.text, record.act)
+                rejected = False
+            else:
+                rejected = type(event).__name__ == "Reject"
+    assert checked >= 1

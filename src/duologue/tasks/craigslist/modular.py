@@ -27,6 +27,10 @@ The generic machinery is `duologue.agents.modular`; this module holds what is ab
   text that few listings of the category use) are left out, so what is said fits any listing of
   the category. A filled candidate is used only if the act parser, in the current dialogue, reads
   it as the intended act with the intended price. Otherwise the agent's own templates (`TEMPLATES`).
+  Every line must fit its context (`fitting.context_fit`): its item words are in this listing or
+  dialogue, it is no line only the other side says, no fragment of someone else's sentence, no
+  reaction to an `I don't know` nobody said, and no misstated listing price. A seller's answer about
+  the item comes from its own listing (`listing_answers.py`), or is an honest `not sure`.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from typing import Any, Iterable, Sequence
 
 from duologue.agents.modular import (
     START,
+    _stem,
     Generated,
     ActPolicy,
     Candidate,
@@ -54,13 +59,14 @@ from duologue.agents.modular import (
     ungrounded_words,
 )
 from duologue.core import actions
-from duologue.core.schema import Dialogue, Message
+from duologue.core.schema import Dialogue, Message, Reject
 from duologue.core.task import Observation, Task
 from duologue.tasks.craigslist.acts import GOLD_SOURCE, dialogue_acts
 from duologue.tasks.craigslist.agents import CraigslistRuleAgent
 from duologue.tasks.craigslist.prices import find_prices
-from duologue.tasks.craigslist.fitting import context_fit, unbacked_claims
-from duologue.tasks.craigslist.reading import read_message
+from duologue.tasks.craigslist.fitting import AGREEING, PRICE_STANCE, context_fit, unbacked_claims
+from duologue.tasks.craigslist.listing_answers import UNSURE, listing_answer, without_title
+from duologue.tasks.craigslist.reading import AVAILABILITY, SOCIAL, read_message
 
 CHAT_ACTS = ("inquiry", "inform", "unknown", "disagree", "vague-price")
 PRICE_ACTS = ("init-price", "counter-price", "insist")
@@ -131,6 +137,28 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 """The agent's own wording per role and act, used when no retrieved candidate fits."""
+ACKNOWLEDGE_UNSURE = ("No worries.", "Okay, no problem.", "Alright, thanks anyway.", "Okay, fair enough.")
+"""Small talk after the partner said they do not know (`Sounds nice.` would not fit there)."""
+PARTNER_UNSURE = re.compile(r"\b(?:not sure|doesn'?t say|rather not guess|don'?t know|no idea)\b", re.I)
+OPEN_ANSWERS = ("Sure, what would you like to know?", "Happy to answer any questions.")
+"""The rule agent's replies to a question it cannot place: they fit only an invitation to ask."""
+INVITES_QUESTIONS = re.compile(r"\b(?:can|could|may) i ask\b|\bquestions?\b|\btell me (?:more|about)\b|\bmore (?:info|information|details)\b", re.I)
+ASKS_WHAT_TO_KNOW = re.compile(r"\bwhat (?:would|do) you (?:like|want) to know\b|\b(?:any|have) (?:other |more )?questions\b", re.I)
+"""The partner invites a question: a buyer asks one (an `inform` would answer nothing)."""
+FAREWELLS = ("Okay, take care.", "No problem, good luck!", "Alright, thanks anyway.")
+"""What is said to a partner who is leaving."""
+NOT_MINE = {
+    "buyer": re.compile(r"\bare you (?:still )?interested\b|\binterested in (?:my|buying)\b|\bmy (?:item|listing|asking)\b", re.I),
+    "seller": re.compile(r"\bi(?:'m| am)(?: very)? interested in (?:your|the|this)\b|\bi(?:'d| would)? (?:like|want) to (?:buy|purchase)\b|\byour (?:item|listing|ad)\b", re.I),
+}
+"""Words only the other side says (a buyer does not ask `are you interested in the bike?`)."""
+NEVER = re.compile(r"(?!)")
+CONTINUES = re.compile(r"^\W*by\b", re.I)
+"""A fragment that continues someone else's sentence (`By at least {price}`)."""
+CONTRASTS = re.compile(r"^\W*but\b", re.I)
+LISTED = re.compile(r"\blist(?:ed|ing)\b|\basking price\b", re.I)
+SETTLES = re.compile(r"\bsounds (?:good|fair|great|fine)\b|\bthat works\b|\bit is\W*$", re.I)
+STARTS_AGREEING = re.compile(r"^\W*(?:ok(?:ay)?|alright|sure|yes|yeah|yep|fine|deal|agreed|great)\b", re.I)
 
 
 # ---------------------------------------------------------------------------- context features
@@ -407,8 +435,8 @@ class CraigslistModularAgent(ModularAgent):
             return actions.Reject()
         if "say" not in legal:
             return self.task.sample_action(self.party, self.rng)
-        if "offer" not in legal:  # my offer is open (free turn-taking): only talk
-            return self._perform("unknown", observation)
+        if "offer" not in legal:  # my offer is open (free turn-taking): only talk, and my offer stands
+            return self._perform("insist" if planner.my_offer is not None and planner.my_price is not None else "unknown", observation)
         if turns_left is not None and turns_left <= 3:
             return self._endgame(observation, turns_left)
         act = self.choose_act(self.context(observation), self.allowed_acts(observation))
@@ -453,16 +481,25 @@ class CraigslistModularAgent(ModularAgent):
         said = [e for e in observation.transcript if isinstance(e, Message)]
         if not said:
             return [a for a in allowed if a in ("intro", "inquiry", "init-price")]  # an opening never reacts
+        last = observation.transcript[-1]
+        if isinstance(last, Reject) and last.party == self.party:
+            # I just turned an offer down: say why or what I would take (`Alright, thank you` would read as a yes)
+            price_talk = [a for a in allowed if a in (*PRICE_ACTS, "disagree", "vague-price")]
+            if price_talk:
+                return price_talk
         reading = planner.last_reading if said[-1].party != self.party else None
         if reading is not None and reading.question and not reading.leaving and reading.price is None:
             # a question is answered before anything else: the price when it asks the price, else an answer
             wanted = [a for a in allowed if a in PRICE_ACTS] if reading.asks_price else [a for a in allowed if a == "inform"]
             if not reading.asks_price and "inform" not in allowed:
                 wanted = ["inform"]
+            if not planner.seller and ASKS_WHAT_TO_KNOW.search(reading.text):
+                wanted = ["inquiry"]
             if wanted:
                 return wanted
-        if reading is not None and reading.price is not None:
-            # a price on the table is answered: a counter, agreement, refusal or an offer, not small talk
+        stance = reading is not None and not reading.question and tracker.current_price is not None and PRICE_STANCE.search(reading.text) is not None
+        if reading is not None and (reading.price is not None or stance):
+            # a price on the table (or a stand on it: `I can't go higher`) is answered: a counter, agreement, refusal or an offer, not small talk
             answered = [a for a in allowed if a not in ("inquiry", "unknown", "inform", "intro")]
             if answered:
                 return answered
@@ -508,7 +545,7 @@ class CraigslistModularAgent(ModularAgent):
         partner_said = self._partner_last(observation)
         if act == "inform" and planner.seller and partner_said:
             # what the item is like comes from its own listing, never from another listing's line
-            text = planner._answer(read_message(partner_said, listing_price=planner.listing))
+            text = self._listing_reply(partner_said, observation)
             parsed = copy.deepcopy(planner.acts).read(Message(party=self.party, text=text))
             # an answer read off the listing is not a realisation of the act vocabulary: left out of the act-fit share
             self.generated.append(Generated(act=act, text=text, source="listing", fits=parsed is not None and parsed.intent == act, checked=False))
@@ -521,6 +558,23 @@ class CraigslistModularAgent(ModularAgent):
         self.my_acts.append(act)
         planner.spoken += 1
         return actions.Say(text=text)
+
+    def _listing_reply(self, partner_said: str, observation: Observation) -> str:
+        """A seller's answer to the partner's question from the listing: the words that answer it, else an honest `not sure`."""
+        planner = self.planner
+        pick = self.rng.randrange(len(UNSURE))
+        text = listing_answer(partner_said, planner.listing_text, pick)
+        if text is None:
+            text = planner._answer(read_message(without_title(partner_said, planner.listing_text), listing_price=planner.listing))
+            if text in OPEN_ANSWERS and not INVITES_QUESTIONS.search(partner_said):
+                text = UNSURE[pick]  # `Happy to answer any questions` to a question it does not answer
+            elif "still available" in text and _other_questions(partner_said):
+                text = f"{text} {UNSURE[pick]}"  # `Is it for sale? Does it come apart?` gets both answers
+        history = [e.text for e in observation.transcript if isinstance(e, Message)]
+        common = self.knowledge.extra.get("common", frozenset())
+        if not context_fit(text, partner_said=partner_said, lines=planner.listing_text, history=history, common=common)[0]:
+            text = UNSURE[pick]
+        return text
 
     def _offer(self, price: float) -> actions.Action:
         self.chat_run = 0
@@ -552,6 +606,8 @@ class CraigslistModularAgent(ModularAgent):
                 return False  # a goodbye would contradict staying in the bargaining
             if act not in PRICE_ACTS and act != "agree" and (reading.prices or (reading.agree and not agreeable)):
                 return False  # a chat line must not name a price, nor agree to a price I do not accept
+            if act not in PRICE_ACTS and act != "agree" and (AGREEING.search(text) or (act == "disagree" and STARTS_AGREEING.match(text))):
+                return False  # `That will work for me` said while refusing reads as a yes
             probe = copy.deepcopy(planner.acts)
             parsed = probe.read(Message(party=self.party, text=text))
             if parsed is None or parsed.intent != act:
@@ -563,6 +619,12 @@ class CraigslistModularAgent(ModularAgent):
             return parsed.price is None
 
         templates = TEMPLATES[planner.role if planner.role in TEMPLATES else "buyer"].get(act, ("Okay.",))
+        leaving = act in CHAT_ACTS and bool(partner_said) and read_message(partner_said, listing_text=planner.listing_text).leaving
+        unsure = leaving or (act == "unknown" and PARTNER_UNSURE.search(partner_said) is not None)
+        if leaving:
+            templates = FAREWELLS
+        elif unsure:
+            templates = ACKNOWLEDGE_UNSURE  # the partner does not know: acknowledge it, do not praise what was not said
         fallback = [t for t in templates if set(_slots(t)) <= set(values)] or ["Okay."]
         grounds = self._grounds(observation)
         opening = not any(isinstance(e, Message) for e in (observation.transcript if observation is not None else ()))
@@ -570,6 +632,16 @@ class CraigslistModularAgent(ModularAgent):
         listing_words = " ".join(planner.listing_text)
 
         def accept(candidate: Candidate) -> bool:
+            if unsure or NOT_MINE.get(planner.role, NEVER).search(candidate.template) or CONTINUES.match(candidate.template):
+                return False
+            if act not in PRICE_ACTS and CONTRASTS.match(candidate.template):
+                return False  # `But what year did you buy them?` answers an objection nobody made
+            if PARTNER_UNSURE.search(candidate.context) and not PARTNER_UNSURE.search(partner_said):
+                return False  # said to someone who did not know (`I'd hope you'd know!`): it fits only that
+            if "{price}" in candidate.template and LISTED.search(candidate.template):
+                return False  # `It's listed at {price}` would misstate the listing price
+            if act == "counter-price" and SETTLES.search(candidate.template):
+                return False  # `Ok that sounds fair, {price} it is` agrees to nothing the partner said
             bare = re.sub(r"\{\w+\}", " ", candidate.template)
             return not ungrounded_words(bare, grounds, common) and not unbacked_claims(bare, listing_words)
 
@@ -611,6 +683,12 @@ AFTER_CLASSES = {
 """The partner's last act, coarsened: a line is said only after the kind of move it answered in its own dialogue."""
 
 
+def _other_questions(text: str) -> bool:
+    """Whether a message asks something besides whether the item is available and how I am."""
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text) if s.strip().endswith("?")]
+    return any(not AVAILABILITY.search(s) and not SOCIAL.search(s) for s in sentences)
+
+
 def after_class(act: str) -> str:
     return AFTER_CLASSES.get(act, "chat")
 
@@ -620,10 +698,37 @@ COMMON_SHARE = 0.02
 
 
 def common_words(dialogues: Sequence[Dialogue], share: float = COMMON_SHARE) -> frozenset[str]:
-    """Words of ordinary bargaining talk: used in at least `share` of the dialogues' messages."""
+    """Words of ordinary bargaining talk: used in at least `share` of the dialogues' messages, less the
+    words people use about a listing that says them (`iphone`, `chair`, `bedroom`: see `listing_words`)."""
     frequency = document_frequency(" ".join(e.text for e in d.events if isinstance(e, Message)) for d in dialogues)
     floor = max(2.0, share * len(dialogues))
-    return frozenset(word for word, count in frequency.items() if count >= floor) | own_words()
+    return (frozenset(word for word, count in frequency.items() if count >= floor) | own_words()) - listing_words(dialogues)
+
+
+def listing_words(dialogues: Sequence[Dialogue], tied: float = 0.5, concentrated: float = 0.6) -> frozenset[str]:
+    """Words that name or describe an item: when said, its listing says them too (in at least `tied` of
+    the dialogues that use them) and most of those dialogues (`concentrated`) are of one category.
+
+    Frequent as they are, they fit only a listing or a dialogue that has them: `Can you tell me more
+    about this iPhone?` does not fit a flip phone, `a matching chair` does not come with a coffee table.
+    """
+    used: Counter[str] = Counter()
+    with_listing: Counter[str] = Counter()
+    by_category: dict[str, Counter[str]] = defaultdict(Counter)
+    for dialogue in dialogues:
+        item = _seller_item(dialogue)
+        listing = content_words(" ".join([str(item.get("title") or ""), *(line for line in item.get("description") or [] if isinstance(line, str))]))
+        listing |= {_stem(word) for word in listing}
+        category = str(dialogue.scenario.public.get("category") or "")
+        for word in content_words(" ".join(e.text for e in dialogue.events if isinstance(e, Message))):
+            used[word] += 1
+            by_category[word][category] += 1
+            if word in listing or _stem(word) in listing:
+                with_listing[word] += 1
+    return frozenset(
+        word for word, count in used.items()
+        if count >= 5 and with_listing[word] >= tied * count and max(by_category[word].values()) >= concentrated * count
+    )
 
 
 def own_words() -> frozenset[str]:
