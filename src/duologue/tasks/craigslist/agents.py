@@ -375,21 +375,20 @@ class CraigslistRuleAgent(RuleWording, Agent):
         return any(abs(price - old) < 1e-9 for old in self.rejected_prices)
 
     def _after_rejection(self) -> actions.Action:
-        """The partner turned down my offer: a better one for them (halfway to their price, then theirs),
-        my limit when their price is beyond it, or a question when I do not know their price."""
+        """The partner turned down my offer: a better one for them, halfway to their price (or to my limit
+        when theirs is beyond it), then all the way; a question when I do not know their price."""
         last = self.rejected_prices[-1] if self.rejected_prices else self.my_price
         theirs = self.their_price
-        if theirs is None or last is None:
-            return self._say(self._pick(["What price did you have in mind?", "What would work for you?", "What price would you take?" if not self.seller else "What could you pay?"]))
-        if self.within_limit(theirs):
-            halfway = self._round((last + theirs) / 2)
-            take_theirs = self.offers_rejected >= 2 or abs(last - theirs) <= 2 * self.step or not self._better(last, halfway) or self._was_rejected(halfway)
-            return self._offer(theirs if take_theirs else halfway)
-        limit = self._round(self.limit)
-        if not self._was_rejected(limit):
-            return self._offer(limit)
-        self.my_price = limit
-        return self._say(self._insist(limit))
+        if theirs is None or last is None or self._was_rejected(theirs):
+            return self._say(self._pick(["What price did you have in mind?", "What would work for you?", "What could you pay?" if self.seller else "What price would you take?"]))
+        goal = theirs if self.within_limit(theirs) else self._round(self.limit)
+        halfway = self._round((last + goal) / 2)
+        all_the_way = self.offers_rejected >= 2 or abs(last - goal) <= 2 * self.step or not self._better(last, halfway) or self._was_rejected(halfway)
+        proposal = goal if all_the_way else halfway
+        if self._was_rejected(proposal):
+            self.my_price = proposal
+            return self._say(self._insist(proposal))
+        return self._offer(proposal)
 
     def _partner_spoke_last(self, observation: Observation) -> bool:
         for event in reversed(observation.transcript):
@@ -469,7 +468,7 @@ class CraigslistRuleAgent(RuleWording, Agent):
         if self.my_price is None:
             self.my_price = self._round(self.opening)
             return self._say(self._price_text(self.my_price))
-        asked_again = flexible and (self.nudges >= 1 or self.rounds >= 1)
+        asked_again = flexible  # I said my price and they ask again what I suggest
         if flexible and self.rounds == 0:
             self.rounds += 1
             self.my_price = self._concede()
