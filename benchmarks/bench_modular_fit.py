@@ -13,11 +13,21 @@ them are sampled with `--seed`. Each is checked by `tasks/craigslist/fitting.con
 
 The check was validated by hand: `src/duologue/tasks/craigslist/modular_fit_labels.jsonl` holds one
 person's judgement (fits / does not fit, read with the partner's last message and the listing) of
-150 replies in three rounds of 50, keyed by the sha1 of the reply, the partner's message and the
+200 replies in four rounds of 50, keyed by the sha1 of the reply, the partner's message and the
 listing title (no corpus text is stored). Rounds 1 and 2 (seed 0) were read while the check and the
 generator were being written (check agreement 33/50, then 39/50); round 3 (`--seed 1`) was read after,
-as the validation (43/50 agree before one last change to the check, 43/48 when re-met after it). The
-benchmark prints the agreement on the labelled replies it meets again (replies change when the agent
+as the validation (43/50 agree before one last change to the check, 43/48 when re-met after it).
+Round 4 (`--seed 2`, the first 50 sampled) was read after the generator learned to keep item words
+to their listing, answer from the listing and talk price after a price stance, and the check
+was tightened to match: 47/50 agree, and the person judged 47/50 fitting (the check passed all 50;
+the three it missed: an answer about cleanliness to a question about repairs, `the chair` for a
+table with chairs, `my truck` for a hatchback).
+
+Mind what the share means: the agent itself keeps only retrieved lines that pass this check, so
+nearly every retrieved reply passes it; the share measures the replies the filter cannot shape (its
+answers from the listing, its templates) and the check's own blind spots are invisible in it. The
+hand labels are the measure of those: the benchmark prints the agreement on the labelled replies it
+meets again and the share the person judged fitting among them (replies change when the agent
 changes, so the overlap is printed too).
 `--dump FILE` writes the sampled replies with their context and the check's verdict as JSON lines,
 for reading. Target: share that fits >= 0.9.
@@ -117,9 +127,12 @@ def main() -> None:
     if met:
         agree = sum(a == b for a, b in met)
         both = sum(a and b for a, b in met)
+        judged = sum(b for _, b in met)
+        low, high = wilson(judged, len(met))
         console.print(
             f"check vs the hand labels: {agree}/{len(met)} agree ({agree / len(met):.2f}); "
-            f"hand labels say fit {sum(b for _, b in met)}, the check {sum(a for a, _ in met)}, both {both}"
+            f"hand labels say fit {judged}, the check {sum(a for a, _ in met)}, both {both}; "
+            f"judged by hand to fit: {judged / len(met):.3f} [{low:.3f}, {high:.3f}]"
         )
     if args.dump:
         with args.dump.open("w", encoding="utf-8") as out:
