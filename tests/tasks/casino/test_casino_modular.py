@@ -232,3 +232,31 @@ def test_issue_14_modular_deals_follow_the_needs_it_stated():
             if needs:
                 assert split[top] >= split[low], (seed, split, priorities)
     assert checked >= 5
+
+
+def test_issue_14_with_the_corpus_no_submitted_split_drops_a_need_it_stated(corpus_path):
+    """Retrieved lines state needs too (`my highest priority is water`): every split it submits keeps some of each,
+    and never less of its top issue than of its least needed one once it has stated a need."""
+
+    spec = str(corpus_path("casino/split"))
+    task = make("casino-v0")
+    submitted = 0
+    for seed in range(16):
+        parties = task.party_ids
+        me, other = parties[seed % 2], parties[1 - seed % 2]
+        dialogue = play_episode(task, {me: CasinoModularAgent(spec), other: make_agent("rule", task)}, seed=seed)
+        priorities = dialogue.scenario.private[me]["priorities"]
+        top = next(i for i, level in priorities.items() if level == "High")
+        low = next(i for i, level in priorities.items() if level == "Low")
+        needs: set[str] = set()
+        for event in dialogue.events:
+            if event.party != me:
+                continue
+            if isinstance(event, Message) and read(event.text).proposal is None:
+                needs |= {issue for issue, value in read(event.text).needs.items() if value > 0}
+            if isinstance(event, SubmitDeal):
+                submitted += 1
+                assert all(event.mine[issue] >= 1 for issue in needs), (seed, event.mine, needs)
+                if needs:
+                    assert event.mine[top] >= event.mine[low], (seed, event.mine, priorities)
+    assert submitted >= 5

@@ -544,6 +544,9 @@ class CasinoModularAgent(ModularAgent):
                 planner.i_rejected = False
             previous = next((e.text for e in reversed(observation.transcript) if isinstance(e, Message)), None)
             text = self._words(act, previous)
+            said = read(text)
+            if said.proposal is None:  # a retrieved line may state a need besides the one it was chosen for: keep to it too
+                self.needs_said |= {issue for issue, value in said.needs.items() if value > 0}
             self.chat_run = self.chat_run + 1 if act in CHAT_ACTS else 0
         planner.greeted = True
         self.greeted_already = self.greeted_already or read(text).greets or act == "small-talk"
