@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from duologue.tasks.casino.understanding_words import IMPLICIT_WORDS, NUMBER_WORDS, issue_of_word
+from duologue.tasks.casino.understanding_words import FILLER, IMPLICIT_WORDS, NUMBER_WORDS, issue_of_word
 
 if TYPE_CHECKING:
     from duologue.tasks.casino.understanding import Reading
@@ -21,7 +21,7 @@ _CUES: list[tuple[str, float]] = [
     (r"(can not|could not|not) (give up|part with|spare|share|budge on|do without|go without)( any| on)?", 3),
     (r"(much|great|big|real|serious|dire) need (for|of)|dead set on|(can not|could not|not) (be|live|survive|go|do|manage) without", 3),
     (r"(wiggle room|flexible|flexibility|negotiate|bend|compromise)( a little| a bit)?( on| with)?", -2),
-    (r"willing to (give up|part with|spare|give away|let go of|trade away)", -3),
+    (r"willing to (give up|part with|spare|give away|let go of|trade away)(?! (only|just|a maximum of|at most|no more than))", -3),
     (r"you can (have|take|keep) as (much|many)", -3),
     # low: longest phrases first so "not need much" wins over "need"
     (r"(do|does|did) not (really |actually |even )?(need|want|require|use|care about)( that| as)?( much| many| a lot| any| more)?", -3),
@@ -34,7 +34,7 @@ _CUES: list[tuple[str, float]] = [
     (r"(least|less) (important|needed|necessary|of a priority)", -3),
     (r"(can|could|would|will) (easily |happily |definitely |probably |totally )?(spare|give up|part with|do without|go without|live without|skip|share|let go)", -3),
     (r"no need (for|of)", -3),
-    (r"(?<!to )(have|got|brought|packed|carry|carrying|own|bought) (plenty|enough|lots|a lot|tons|loads|more than enough|extra|some|our own|my own)", -3),
+    (r"(?<!to )(?<!if i )(?<!if we )(have|got|brought|packed|carry|carrying|own|bought) (plenty|enough|lots|a lot|tons|loads|more than enough|extra|some|our own|my own)", -3),
     (r"(plenty|enough|more than enough|tons|loads) of", -2),
     (r"already (have|got|brought|packed|stocked|bought)", -3),
     (r"(do|does) not (matter|care)|not (worried|concerned|bothered) about|not much|not many|not a lot|barely|hardly", -2),
@@ -58,7 +58,8 @@ _CUES: list[tuple[str, float]] = [
     (r"(second|middle|medium|moderate|next|somewhat|a little|a bit|kind of|sort of|then)", 1),
     (r"(need|needs|needed|want|wants|wanted|require|could use|would like|would love|hoping for|looking for|love|prefer|like)", 1.5),
     (r"(more|extra|additional)", 1),
-    (r"(build|make|start|light|have)( a| some)?( big| nice| small| good| warm| roaring)? (fire|fires|campfire|campfires|bonfire)", 1.5),
+    (r"would (be|come in) (great|nice|awesome|wonderful|helpful|handy|appreciated|perfect|ideal|a big help|a great help|very helpful|really helpful)", 1.5),
+    (r"(build|make|start|light|have)( a| some)?( \w+)? (fire|fires|campfire|campfires|bonfire)", 1.5),
 ]
 _CUE_PATTERNS = [(re.compile(r"\b" + pattern + r"\b"), weight) for pattern, weight in _CUES]
 ORDINALS: dict[str, float] = {"first": 3.0, "top": 3.0, "second": 1.0, "middle": 1.0, "next": 1.0, "third": -3.0, "last": -3.0, "least": -3.0, "bottom": -3.0}
@@ -173,6 +174,8 @@ def _read_sentence_needs(sentence: list[str], reading: Reading) -> None:
     last_issues: list[str] = []
     uncued: list[str] = []  # the issues of the clause just before, when it had no cue
     uncued_text = ""
+    unplaced: float | None = None  # a strong cue of the clause just before that named no item
+    listed: float | None = None  # the cue of the clause just before that named items
     for clause in _clauses(sentence):
         clause_text = " ".join(clause)
         if _about_partner(clause_text):
@@ -187,6 +190,12 @@ def _read_sentence_needs(sentence: list[str], reading: Reading) -> None:
                 score = ordinal  # "water first, firewood second and food last"
             elif score is None and len(clause) <= 4 and _SURE.search(clause_text):
                 score = 2.0  # "Firewood for sure!"
+        if score is None and len(clause) <= 2 and len(issues) == 1 and unplaced is not None:
+            score = unplaced  # "what I need most, food, ..."
+        if score is None and issues and listed is not None and all(issue_of_word(t) or t in FILLER for t in clause):
+            score = listed  # "I'm looking for food, water and firewood"
+        listed = score if issues and score is not None else None
+        unplaced = None
         if not issues:
             if score is not None and re.search(r"\b(it|that|them|those|this|these)\b", clause_text) and last_issues:
                 issues = last_issues
@@ -200,6 +209,8 @@ def _read_sentence_needs(sentence: list[str], reading: Reading) -> None:
                     # "it gets cold at night" wants firewood; "I don't get cold easily" does not
                     weight = -1.0 if (score is not None and score < 0) or _UNNEEDED_STATE.search(clause_text) else 1.0
                     reading.needs[implicit[0]] = reading.needs.get(implicit[0], 0.0) + weight
+                elif score is not None and abs(score) >= 3:
+                    unplaced = score
                 uncued = []
                 continue
         if score is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from duologue.tasks.casino.rules import ISSUES, PACKAGES_PER_ISSUE
-from duologue.tasks.casino.understanding_words import FILLER, NUMBER_WORDS, issue_of_word
+from duologue.tasks.casino.understanding_words import FILLER, NUMBER_WORDS, _count_after, _count_before, issue_of_word
 
 # ---------------------------------------------------------------------------- proposals
 
@@ -18,7 +18,7 @@ _AUX = {"can", "could", "would", "will", "ll", "d", "should", "may", "might", "m
         "happily", "be", "love", "was", "is", "ideally", "personally", "at", "least", "willing", "able", "going", "gonna", "trying", "were",
         "guys", "folks", "all"}
 _TAKE_VERBS = {"get", "take", "keep", "have", "grab", "receive", "gets", "takes", "keeps", "having", "getting", "taking",
-               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receiving", "snag"}
+               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receiving", "snag", "wanting"}
 _GIVE_VERBS = {"give", "gives", "send", "leave", "let", "offer", "hand", "allow", "spare", "giving", "leaving", "offering", "sending", "gave", "leaves", "provide", "providing"}
 _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("insist", "on"): 2, ("hoping", "for"): 2, ("hoping", "to", "get"): 3, ("hoping", "to", "take"): 3, ("hoping", "to", "have"): 3,
@@ -27,13 +27,15 @@ _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("can", "i", "have"): 3, ("can", "i", "get"): 3, ("can", "i", "take"): 3, ("could", "i", "have"): 3, ("could", "i", "get"): 3,
     ("could", "i", "take"): 3, ("may", "i", "have"): 3, ("i", "propose"): 2, ("survive", "with", "less", "than"): 4, ("do", "with", "less", "than"): 4,
     ("with", "less", "than"): 3, ("able", "to", "have"): 3, ("able", "to", "get"): 3, ("able", "to", "take"): 3, ("make", "do", "with"): 3,
-    ("i", "do", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3,
+    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3,
 }
 """Phrases after which the items named go to the speaker ("I insist on 2 firewood", "hoping for two water")."""
 _YOU_PHRASES: dict[tuple[str, ...], int] = {
     ("what", "you", "want", "is"): 4, ("what", "you", "need", "is"): 4, ("so", "you", "want"): 3, ("you", "would", "like"): 3,
 }
 """Phrases after which the items named go to the partner ("so what you want is 2 more firewood")."""
+_GIFT_VERBS = {"give", "send", "offer", "provide", "hand", "spare", "giving", "sending", "offering", "providing"}
+"""Giving verbs whose subject is the speaker and whose object, when no person is named, is the partner."""
 _GIVE_UP: dict[tuple[str, ...], int] = {("let", "go", "of"): 3, ("letting", "go", "of"): 3, ("give", "up"): 2, ("giving", "up"): 2, ("part", "with"): 2, ("parting", "with"): 2}
 """Phrases after which the items named go to the partner (negated, they are read as a keeping first)."""
 _KEEP_VERBS = ("give", "part", "spare", "share", "let", "offer", "trade", "budge")
@@ -114,6 +116,9 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
                 return None, 0, False  # "I don't need 3 water" proposes nothing
             return (_ME if t in _SUBJECT_ME else _YOU), j - i + 1, False
         if j < len(tokens) and tokens[j] in _GIVE_VERBS:
+            nxt_object = tokens[j + 1] if j + 1 < len(tokens) else ""
+            if t in _SUBJECT_ME and tokens[j] in _GIFT_VERBS and nxt_object not in _SUBJECT_ME | _SUBJECT_YOU | {"up", "it", "them", "that", "this"}:
+                return _YOU, j - i + 1, False  # "I will provide 1 wood and 1 food", "I can spare 1 water"
             # "i give you 2 food": the giver's object receives; handled when the give verb is reached
             return None, 0, False
     if t in {"take", "have", "keep", "grab"} and (i == 0 or tokens[i - 1] in _IMPERATIVE_OPENERS):
@@ -121,48 +126,6 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
     if t in {"my", "your"} and nxt in {"share", "side", "end", "part"}:
         return (_ME if t == "my" else _YOU), 2, False
     return None, 0, False
-
-
-def _count_before(tokens: list[str], i: int, start: int) -> int | None:
-    """The count written just before the item at token i (skipping `packages of the`)."""
-    j = i - 1
-    skipped = 0
-    while j >= start and tokens[j] in FILLER and skipped < 4:
-        j -= 1
-        skipped += 1
-    if j < start:
-        return None
-    word = tokens[j]
-    if word in {"a", "an"} and skipped > 1:
-        return None
-    if word == "no" and skipped == 0:
-        return 0
-    if word == "couple" and j - 1 >= start and tokens[j - 1] == "a":
-        return 2
-    if word == "each" and j - 1 >= start and tokens[j - 1] in {"1", "2", "3", "one", "two", "three"}:
-        return NUMBER_WORDS[tokens[j - 1]]  # "1 each of the food and water"
-    if word in NUMBER_WORDS:
-        if word == "both" or (j - 2 >= start and tokens[j - 1] in {"or", "to", "-"} and tokens[j - 2] in NUMBER_WORDS):
-            return None  # "2 or 3 pieces of firewood" is no definite count
-        # "the whole food" / "all the water" / "all 3 water"
-        if word in {"1", "2", "3", "one", "two", "three"} and j - 1 >= start and tokens[j - 1] in {"all"}:
-            return 3
-        return NUMBER_WORDS[word]
-    if word == "most":
-        return 2  # "most of the water"
-    return None
-
-
-def _count_after(tokens: list[str], i: int) -> int | None:
-    """A count written after the item: `water: 2`, `firewood = 3`, `water x2`."""
-    j = i + 1
-    if j < len(tokens) and tokens[j] in {":", "=", "-", "x"}:
-        j += 1
-    if j < len(tokens) and tokens[j] in {"0", "1", "2", "3"}:
-        if j + 1 < len(tokens) and issue_of_word(tokens[j + 1]):
-            return None  # "water 2 food" is ambiguous: the 2 belongs to food
-        return int(tokens[j])
-    return None
 
 
 _THE = -1
@@ -187,6 +150,20 @@ def _stale(tokens: list[str], anchor: int, i: int) -> bool:
         j -= 1
     continues = j > anchor and tokens[j] in NUMBER_WORDS and tokens[j - 1] in {"and", ","}  # "..., and two firewoods"
     return len(words) > STALE_AFTER + continues or i - anchor > 6 * STALE_AFTER
+
+
+_ELLIPSIS_AUX = {"would", "will", "then", "also", "really", "still", "be", "d", "ll", "only", "just", "rather", "probably"}
+
+
+def _elided_take(tokens: list[str], i: int) -> int:
+    """How many tokens from i make a taking verb whose subject is left out ("..., but would then
+    prefer 2 food", "and will be needing 2 water"), or 0."""
+    j = i
+    while j < len(tokens) and tokens[j] in _ELLIPSIS_AUX and j - i < 3:
+        j += 1
+    if j < len(tokens) and tokens[j] in {"prefer", "need", "needing", "want", "wanting", "take", "taking", "keep", "keeping", "get", "getting"}:
+        return j - i + 1
+    return 0
 
 
 def _opens_ask(tokens: list[str], start: int) -> bool:
@@ -241,6 +218,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
     orphans: list[tuple[str, int | None]] = []  # counted items no recipient took, for "you can have the rest"
     dropped: list[tuple[str, int | None]] = []
     pending_at = 0  # where the first pending item stands
+    subject: str | None = None  # the last person named as a subject in this sentence
     rest_for: str | None = None
     each_for: tuple[str, int] | None = None
     recipient: str | None = None
@@ -275,7 +253,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 dropped.extend(pending)
             if t != "?":
                 orphans.extend(c for c in dropped if c[1] != _THE)
-            recipient, pending, dropped, sentence_start, either, marked = None, [], [], i + 1, False, False
+            recipient, pending, dropped, sentence_start, either, marked, subject = None, [], [], i + 1, False, False, None
             vague = _vague_sentence(tokens, i + 1)
             i += 1
             continue
@@ -295,6 +273,17 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
         if t in {"me", "you"} and recipient is None and pending and i >= 1 and issue_of_word(tokens[i - 1]):
             assign(_ME if t == "me" else _YOU, pending)  # "3 wood 2 food me, 1 food 3 water you"
             pending = []
+            i += 1
+            continue
+        if t in {"i", "we", "you", "u"}:
+            subject = _ME if t in {"i", "we"} else _YOU
+        if t in {"but", "and"} and subject is not None and (used := _elided_take(tokens, i + 1)):
+            recipient, anchor = subject, i + 1 + used  # "I'm offering all the water, but wanting all the firewood"
+            wish = tokens[i + used] in {"prefer", "need", "needing", "want", "wanting"}
+            i += 1 + used
+            continue
+        if t in _GIFT_VERBS and recipient == _ME and i + 1 < len(tokens) and tokens[i + 1] not in _SUBJECT_ME | _SUBJECT_YOU:
+            recipient, anchor = _YOU, i + 1  # "I'll keep all the firewood and send 2 food"
             i += 1
             continue
         who, used, postfix = _recipient_marker(tokens, i)
@@ -327,7 +316,9 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 count = None
             if count is None:
                 count = _count_after(tokens, i)
-            if count is None and i >= 1 and tokens[i - 1] == "the" and recipient is not None and not wish:
+            if i + 2 < len(tokens) and tokens[i + 1] == "or" and issue_of_word(tokens[i + 2]):
+                count = None  # "one more water or food": either, not both
+            if count is None and i >= 1 and tokens[i - 1] == "the" and recipient is not None and not wish and (i < 3 or tokens[i - 2] != "of" or tokens[i - 3] == "all"):
                 count = PACKAGES_PER_ISSUE  # "you can have the food": all of it
             if count is None and last_count is not None and tokens[i - 1] in {"and", "&"} and "each" in tokens[max(0, i - 6) : i]:
                 count = last_count  # "1 each of the food and water"

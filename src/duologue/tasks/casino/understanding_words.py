@@ -25,7 +25,7 @@ ISSUE_WORDS: dict[str, str] = {
 
 IMPLICIT_WORDS: dict[str, str] = {
     "hungry": "Food", "hunger": "Food", "starving": "Food", "eat": "Food", "eating": "Food", "calories": "Food",
-    "thirsty": "Water", "thirst": "Water", "hydrated": "Water", "hydration": "Water", "dehydrated": "Water",
+    "thirsty": "Water", "thirst": "Water", "hydrated": "Water", "hydrating": "Water", "hydrate": "Water", "hydration": "Water", "dehydrated": "Water",
     "dehydration": "Water", "drink": "Water", "drinking": "Water",
     "cold": "Firewood", "chilly": "Firewood", "freezing": "Firewood", "warm": "Firewood", "warmth": "Firewood",
 }
@@ -105,3 +105,48 @@ def issue_of_word(word: str) -> str | None:
 
 def _tokens(text: str) -> list[str]:
     return normalize(text).split(" ") if text.strip() else []
+
+
+# ---------------------------------------------------------------------------- counts
+
+
+def _count_before(tokens: list[str], i: int, start: int) -> int | None:
+    """The count written just before the item at token i (skipping `packages of the`)."""
+    j = i - 1
+    skipped = 0
+    while j >= start and tokens[j] in FILLER and skipped < 4:
+        j -= 1
+        skipped += 1
+    if j < start:
+        return None
+    word = tokens[j]
+    if word in {"a", "an"} and skipped > 1:
+        return None
+    if word == "no" and skipped == 0:
+        return 0
+    if word == "couple" and j - 1 >= start and tokens[j - 1] == "a":
+        return 2
+    if word == "each" and j - 1 >= start and tokens[j - 1] in {"1", "2", "3", "one", "two", "three"}:
+        return NUMBER_WORDS[tokens[j - 1]]  # "1 each of the food and water"
+    if word in NUMBER_WORDS:
+        if word == "both" or (j - 2 >= start and tokens[j - 1] in {"or", "to", "-"} and tokens[j - 2] in NUMBER_WORDS):
+            return None  # "2 or 3 pieces of firewood" is no definite count
+        # "the whole food" / "all the water" / "all 3 water"
+        if word in {"1", "2", "3", "one", "two", "three"} and j - 1 >= start and tokens[j - 1] in {"all"}:
+            return 3
+        return NUMBER_WORDS[word]
+    if word == "most":
+        return 2  # "most of the water"
+    return None
+
+
+def _count_after(tokens: list[str], i: int) -> int | None:
+    """A count written after the item: `water: 2`, `firewood = 3`, `water x2`."""
+    j = i + 1
+    if j < len(tokens) and tokens[j] in {":", "=", "-", "x"}:
+        j += 1
+    if j < len(tokens) and tokens[j] in {"0", "1", "2", "3"}:
+        if j + 1 < len(tokens) and issue_of_word(tokens[j + 1]):
+            return None  # "water 2 food" is ambiguous: the 2 belongs to food
+        return int(tokens[j])
+    return None
