@@ -169,3 +169,41 @@ def test_workers_starting_together_on_a_database_without_counters_build_them_onc
     finally:
         for storage in opened:
             storage.close()
+
+
+def test_a_rebuild_while_workers_write_counts_each_dialogue_once(postgres_url):
+    """Counting again from the dialogues (a repair) while two writers create and set aside dialogues:
+    the rebuild locks the counters against writers for its few statements, so none is lost or doubled."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from duologue.web.storage import Storage
+    from web.test_counters import Played, assert_counters_true, play
+
+    storage = Storage(postgres_url)
+    writing = threading.Event()
+
+    def write(n: int) -> None:
+        operations = [op for i in range(20) for op in (("create", "study-a", f"seed:{i % 3}", "human-human"), ("finish", i, "no messages" if i % 4 == 0 else None))]
+        play(storage, operations, Played(), prefix=f"w{n}")
+
+    def rebuild() -> int:
+        times = 0
+        while writing.is_set() or times == 0:
+            storage.rebuild_counters("study-a")
+            times += 1
+        return times
+
+    try:
+        writing.set()
+        with ThreadPoolExecutor(3) as pool:
+            writers = [pool.submit(write, n) for n in range(2)]
+            rebuilds = pool.submit(rebuild)
+            for done in writers:
+                done.result()
+            writing.clear()
+            assert rebuilds.result() >= 1
+        assert storage.count_by("study-a", "pairing") == {"human-human": 2 * 20 - 2 * 5}
+        assert_counters_true(storage)
+    finally:
+        storage.close()
