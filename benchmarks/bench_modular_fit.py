@@ -13,15 +13,16 @@ them are sampled with `--seed`. Each is checked by `tasks/craigslist/fitting.con
 
 The check was validated by hand: `src/duologue/tasks/craigslist/modular_fit_labels.jsonl` holds one
 person's judgement (fits / does not fit, read with the partner's last message and the listing) of
-200 replies in four rounds of 50, keyed by the sha1 of the reply, the partner's message and the
+250 replies in four rounds (50, 50, 50, 100), keyed by the sha1 of the reply, the partner's message and the
 listing title (no corpus text is stored). Rounds 1 and 2 (seed 0) were read while the check and the
 generator were being written (check agreement 33/50, then 39/50); round 3 (`--seed 1`) was read after,
 as the validation (43/50 agree before one last change to the check, 43/48 when re-met after it).
-Round 4 (`--seed 2`, the first 50 sampled) was read after the generator learned to keep item words
+Round 4 (`--seed 2`, the first 100 sampled) was read after the generator learned to keep item words
 to their listing, answer from the listing and talk price after a price stance, and the check
-was tightened to match: 47/50 agree, and the person judged 47/50 fitting (the check passed all 50;
-the three it missed: an answer about cleanliness to a question about repairs, `the chair` for a
-table with chairs, `my truck` for a hatchback).
+was tightened to match: 94/100 agree, and the person judged 94/100 fitting (47/50 in the first 50;
+the check passed all 100; the six it missed: an answer about cleanliness to a question about
+repairs, `the chair` for a table with chairs, `my truck` for a hatchback, `I can come down` while
+naming the asking price, `Oh cool` to an `I don't know`, a bare `Thank you` to a greeting).
 
 Mind what the share means: the agent itself keeps only retrieved lines that pass this check, so
 nearly every retrieved reply passes it; the share measures the replies the filter cannot shape (its
