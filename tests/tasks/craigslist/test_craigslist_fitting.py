@@ -92,6 +92,9 @@ def test_the_modular_agent_never_talks_about_another_item(corpus_path):
         ("Is it still available?", "Clean title, one owner.", ["Hi", "Yes, it's still available.", "Any accidents?", "Clean title, one owner."],
          "asks what was already answered"),
         ("I paid $7000 for it, so no lower.", "Would you take $6000?", ["Would you take $6000?"], "claims what the listing does not say"),
+        ("Oh cool. Why are you selling it?", "I'm not sure about that, sorry.", ["Any accidents?", "I'm not sure about that, sorry."], "welcomes an I-don't-know"),
+        ("Thank you so much", "Hi, thanks for your interest. Yes, the Civic is available.", ["Hi", "Hi, thanks for your interest. Yes, the Civic is available."],
+         "thanks a greeting"),
     ],
 )
 def test_replies_that_ignore_or_restart_do_not_fit(reply, partner_said, history, why):

@@ -291,3 +291,19 @@ def test_after_turning_an_offer_down_it_talks_price_not_small_talk():
             else:
                 rejected = type(event).__name__ == "Reject"
     assert checked >= 1
+
+
+def test_a_concession_is_said_only_when_the_price_moves():
+    """`I can come down, how about $275` at the asking price of $275 says a concession it does not make."""
+    task = CraigslistTask()
+    agent = make_agent(NO_CORPUS, task)
+    scenario = scenario_from_listing(next(item for item in listings() if item.price == 275), 0.7, scenario_id="S_concession")
+    seller = next(p for p in task.party_ids if scenario.private[p]["role"] == "seller")
+    agent.reset(task, seller, agent_rng(0, seller))
+    agent.planner.listing, agent.planner.seller = 275.0, True
+    agent.planner.my_price = None
+    assert not agent._concession_true("I can come down but how about $275?", 275.0)
+    assert agent._concession_true("I can come down but how about $250?", 250.0)
+    assert agent._concession_true("I really can't go lower than $275.", 275.0)
+    agent.planner.my_price = 250.0
+    assert not agent._concession_true("I can come down to $250.", 250.0)

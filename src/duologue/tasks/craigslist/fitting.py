@@ -63,6 +63,9 @@ YES_NO_ANSWER = re.compile(r"^(?:yes,? i (?:am|do)|no,? i (?:am not|do not|don'?
 """How an answer to a yes/no question begins (`no i do not`, `I am, would you ...`)."""
 ASKS_FOR_A_PRICE = re.compile(r"\b(?:what (?:did|do) you have in mind|what(?:'s| is) your (?:budget|offer|best)|what would you (?:pay|offer)|how much would you like to spend|what(?:'s| is) the price|how much (?:is|are) (?:it|they|the price))\b", re.I)
 GREETING_LINE = re.compile(r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening))\b|\bhow(?:'s| is|s)? it going\b|\bhow are you\b|\bwhat'?s up\b", re.I)
+UNSURE_SAID = re.compile(r"\b(?:not sure|doesn'?t say|rather not guess|don'?t know|no idea)\b", re.I)
+PRAISE_START = re.compile(r"^\W*(?:oh,? )?(?:cool|great|awesome|nice|perfect|excellent|wonderful|sounds (?:good|nice|great)|good to know)\b", re.I)
+"""A reply that welcomes news (`Oh cool.`): it does not fit an `I don't know`."""
 GREETING_START = re.compile(r"^\W*(?:hi|hello|hey|what'?s up|sup)\b", re.I)
 AVAILABLE_SAID = re.compile(r"\b(?:is|it'?s|still) (?:still )?available\b(?!\s*\?)", re.I)
 """A statement that the item is available (asking it again starts over)."""
@@ -132,6 +135,10 @@ def context_fit(reply: str, *, partner_said: str, lines: Sequence[str], history:
     social = SOCIAL_ONLY.fullmatch(reply.strip().lower()) is not None
     if said is not None and social and not (said.greeting or said.agree or said.leaving or re.search(r"\bthank", partner_said, re.I)):
         return False, "ignores what was said"
+    if said is not None and social and said.greeting and not GREETING_START.match(reply) and re.search(r"\bthank", reply, re.I) and said.price is None:
+        return False, "thanks a greeting instead of greeting back"
+    if UNSURE_SAID.search(partner_said) and PRAISE_START.match(reply):
+        return False, "welcomes an I-don't-know as news"
     priced_before = any(read_message(text, listing_text=lines).prices for text in history)
     if priced_before and ((LATE_OPENING.search(reply) and not LATE_OPENING.search(partner_said)) or (mine.asks_price and PRICE_ASKED.search(reply))):
         return False, "goes back to the start"

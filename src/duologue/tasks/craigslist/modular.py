@@ -155,6 +155,8 @@ NOT_MINE = {
 NEVER = re.compile(r"(?!)")
 CONTINUES = re.compile(r"^\W*by\b", re.I)
 """A fragment that continues someone else's sentence (`By at least {price}`)."""
+CONCEDES = re.compile(r"\bi(?:'ll|'d|'m| will| can| could| would| am)? (?:\w+ )?(?:come (?:down|up)|go (?:lower|down|higher|up)|drop|lower (?:it|the price|my price)|raise|budge|move (?:down|up))\b", re.I)
+"""Words that say my price is a concession (`I can come down`): true only when it moves from my last price."""
 CONTRASTS = re.compile(r"^\W*but\b", re.I)
 LISTED = re.compile(r"\blist(?:ed|ing)\b|\basking price\b", re.I)
 SETTLES = re.compile(r"\bsounds (?:good|fair|great|fine)\b|\bthat works\b|\bit is\W*$", re.I)
@@ -613,7 +615,7 @@ class CraigslistModularAgent(ModularAgent):
             if parsed is None or parsed.intent != act:
                 return False
             if act in PRICE_ACTS:
-                return parsed.price is not None and price is not None and abs(parsed.price - price) < 0.5
+                return parsed.price is not None and price is not None and abs(parsed.price - price) < 0.5 and self._concession_true(text, price)
             if act == "agree":
                 return parsed.price is None or (price is not None and abs(parsed.price - price) < 0.5)
             return parsed.price is None
@@ -655,6 +657,16 @@ class CraigslistModularAgent(ModularAgent):
             accept=accept,
             rank=lambda candidate: similarity(candidate.context, partner_said),
         )
+
+    def _concession_true(self, text: str, price: float | None) -> bool:
+        """`I can come down, how about {price}` only when {price} is below my last price (above it for a buyer)."""
+        if price is None or not any(not re.search(r"\b(?:can)?not\b|n't\b|\bnever\b", m.group(), re.I) for m in CONCEDES.finditer(text)):
+            return True
+        planner = self.planner
+        before = planner.my_price if planner.my_price is not None else (planner.listing if planner.seller else None)
+        if before is None:
+            return False
+        return price < before - 1e-9 if planner.seller else price > before + 1e-9
 
     def _partner_last(self, observation: Observation | None) -> str:
         """The partner's last message (empty before they said anything)."""
