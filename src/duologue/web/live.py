@@ -171,9 +171,16 @@ class LiveDialogue(Presence, Bots, Clocks):
         await self.hub.relay(self.id, party, message)
 
     async def broadcast(self) -> None:
-        for party, occupant in self.occupants.items():
+        """The new view to every connection here: the whole view, or what changed for those taking deltas."""
+        for occupant in self.occupants.values():
             if occupant.seat.kind == "human" and occupant.connections:
-                await self.send(party, self.view(party))
+                view = self.view(occupant.seat.party)
+                for connection in list(occupant.connections):
+                    try:
+                        await connection.send_json(occupant.frames.frame(connection, view))
+                    except Exception:  # noqa: BLE001  a socket closing while we write: its handler cleans up
+                        occupant.connections.discard(connection)
+                        occupant.frames.forget(connection)
 
     async def changed(self) -> None:
         """After a change: new views here, and a word to the other workers to show theirs.

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from duologue.core.agent import Agent
 from duologue.web.cluster import ClusterUnavailable
+from duologue.web.deltas import FrameLog
 from duologue.web.storage import Seat
 
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ class Occupant:
     """When the person's last connection closed (or the dialogue started, before they connect)."""
     elsewhere: bool = False
     """Multi-process mode: another worker holds a connection of this person."""
+    frames: FrameLog = field(default_factory=FrameLog)
+    """Which connections take delta state frames, and what each was last sent (`deltas.py`)."""
 
 
 class LiveParts:
@@ -79,17 +82,25 @@ class Presence(LiveParts):
         if self.occupants[other].seat.kind == "human":
             await self.send_everywhere(other, {"type": "typing"})
 
-    async def connect(self, party: str, connection: Connection) -> None:
+    async def connect(self, party: str, connection: Connection, *, deltas: bool = False) -> None:
+        """A connection of `party`'s page; `deltas`: it takes delta state frames after the first full one."""
         occupant = self.occupants[party]
         occupant.connections.add(connection)
+        if deltas:
+            occupant.frames.subscribe(connection)
         occupant.away_since = None
         await self.hub.mark_present(self.id, party, True)
-        await connection.send_json(self.view(party))
+        await connection.send_json(occupant.frames.full(connection, self.view(party)))
         await self._tell_partner(party, True)
+
+    async def resend(self, party: str, connection: Connection) -> None:
+        """The whole view again to one connection (it asked for a resync, or may have missed a frame)."""
+        await connection.send_json(self.occupants[party].frames.full(connection, self.view(party)))
 
     async def disconnect(self, party: str, connection: Connection) -> None:
         occupant = self.occupants[party]
         occupant.connections.discard(connection)
+        occupant.frames.forget(connection)
         if not occupant.connections:
             await self.hub.mark_present(self.id, party, False)
             if not self.task.done and not occupant.elsewhere:

@@ -152,8 +152,10 @@ async def post_move(request: Request, token: str, move: Any = Body(...)) -> dict
 @router.websocket("/ws/chat/{token}")
 async def chat_socket(websocket: WebSocket, token: str):
     """Frames in: `{"type": "move", "action": {...}, "move_id": "..."}` (move_id optional),
-    `{"type": "typing"}`. Out: `state`, `typing`, `partner` (connected or not), `ack` (for a move with
-    a move_id) and `error` frames (503: the platform is briefly unavailable, reconnect and resend)."""
+    `{"type": "typing"}`, `{"type": "resync"}` (send the whole state again). Out: `state` (or, for a
+    socket opened with `?frames=delta`, `delta` after the first state: see `web/deltas.py`), `typing`,
+    `partner` (connected or not), `ack` (for a move with a move_id) and `error` frames (503: the
+    platform is briefly unavailable, reconnect and resend)."""
     state = websocket.app.state.platform
     await websocket.accept()
     try:
@@ -175,7 +177,7 @@ async def chat_socket(websocket: WebSocket, token: str):
         await websocket.send_json(stored_view(state, seat))
         await websocket.close()
         return
-    await live.connect(seat.party, websocket)
+    await live.connect(seat.party, websocket, deltas=websocket.query_params.get("frames") == "delta")
     try:
         while True:
             message = await websocket.receive()
@@ -208,7 +210,7 @@ async def chat_socket(websocket: WebSocket, token: str):
                     if move_id is not None:
                         await websocket.send_json({"type": "ack", "move_id": move_id, "duplicate": not applied})
                         if not applied:  # the retry's sender may have missed the state that followed
-                            await websocket.send_json(live.view(seat.party))
+                            await live.resend(seat.party, websocket)
                 except MoveRefused as refused:
                     error = {"type": "error", "status": refused.status, "reason": refused.reason}
                     await websocket.send_json({**error, "move_id": move_id} if echoable(move_id) else error)
@@ -217,6 +219,8 @@ async def chat_socket(websocket: WebSocket, token: str):
                     await websocket.send_json({**error, "move_id": move_id} if echoable(move_id) else error)
             elif frame.get("type") == "ping":
                 await websocket.send_json({"type": "pong"})
+            elif frame.get("type") == "resync":
+                await live.resend(seat.party, websocket)
             else:
                 await websocket.send_json({"type": "error", "status": 400, "reason": "unknown frame type"})
     except WebSocketDisconnect:

@@ -40,7 +40,7 @@
   // ------------------------------------------------------------------ connection
   function connect() {
     var proto = location.protocol === "https:" ? "wss://" : "ws://";
-    ws = new WebSocket(proto + location.host + "/ws/chat/" + encodeURIComponent(token));
+    ws = new WebSocket(proto + location.host + "/ws/chat/" + encodeURIComponent(token) + "?frames=delta");
     ws.onopen = function () {
       retry = 0; $("connection").hidden = true;
       if (pending) send(pending.frame);  // a move sent as the connection dropped: same id, so made once
@@ -76,7 +76,19 @@
     return true;
   }
 
+  // After the first full state, the server sends only what changed (`delta`: the changed keys and
+  // the transcript from `events_from` on, numbered by `seq`); on a gap, ask for the whole state again.
+  function applyDelta(msg) {
+    if (!state || msg.seq !== state.seq + 1) { send({ type: "resync" }); return null; }
+    var next = {};
+    Object.keys(state).forEach(function (k) { next[k] = state[k]; });
+    Object.keys(msg.changed || {}).forEach(function (k) { next[k] = msg.changed[k]; });
+    if (msg.events_from !== undefined) next.events = state.events.slice(0, msg.events_from).concat(msg.events);
+    next.seq = msg.seq;
+    return next;
+  }
   function receive(msg) {
+    if (msg.type === "delta") { msg = applyDelta(msg); if (!msg) return; msg.type = "state"; }
     if (msg.type === "state") {
       var last = msg.events.length ? msg.events[msg.events.length - 1] : null;
       if (!state || msg.events.length > state.events.length && last && last.party !== msg.party) { $("typing").textContent = ""; clearTimeout(typingTimer); }

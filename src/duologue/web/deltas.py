@@ -1,0 +1,95 @@
+"""State frames that carry only what changed since the last one a connection was sent.
+
+A party's page needs the whole view of its dialogue once (on connect or reload), then only its
+changes: a full view carries the transcript so far, so sending it after every move makes a
+dialogue's traffic grow with the square of its length. A connection that asks for deltas (the
+chat page does, with `?frames=delta` on its websocket) gets:
+
+* `{"type": "state", "seq": n, ...the whole view}` first, after a `resync` request, and whenever
+  its previous view is unknown here;
+* then `{"type": "delta", "seq": n + 1, "changed": {key: new value}, "events_from": k,
+  "events": [...]}`: the view's keys whose value changed, and the transcript's events from
+  position `k` on (the events before `k` are the ones the client already has).
+
+The client applies a delta only when its `seq` follows the last one it applied; on a gap it sends
+`{"type": "resync"}` and gets a full state. A connection that did not ask keeps getting full
+`state` frames, as before, so older clients and scripts keep working.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+EVENTS = "events"
+
+
+@dataclass
+class Sent:
+    """What one connection was last sent: its sequence number and the view."""
+
+    seq: int = 0
+    view: dict[str, Any] | None = None
+
+
+@dataclass
+class FrameLog:
+    """Per connection of one dialogue: whether it takes deltas, and what it was last sent."""
+
+    sent: dict[Any, Sent] = field(default_factory=dict)
+
+    def subscribe(self, connection: Any) -> None:
+        """This connection takes delta frames from now on (its next frame is a full state)."""
+        self.sent[connection] = Sent()
+
+    def forget(self, connection: Any) -> None:
+        self.sent.pop(connection, None)
+
+    def full(self, connection: Any, view: dict[str, Any]) -> dict[str, Any]:
+        """A full state frame for `connection` (numbered when it takes deltas)."""
+        record = self.sent.get(connection)
+        if record is None:
+            return view
+        record.seq += 1
+        record.view = view
+        return {**view, "seq": record.seq}
+
+    def frame(self, connection: Any, view: dict[str, Any]) -> dict[str, Any]:
+        """The frame that brings `connection` from what it was last sent to `view`."""
+        record = self.sent.get(connection)
+        if record is None or record.view is None:
+            return self.full(connection, view)
+        frame = delta(record.view, view)
+        record.seq += 1
+        record.view = view
+        return {"type": "delta", "seq": record.seq, **frame}
+
+
+def delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """`changed` keys of `after` (new values), and the transcript's events past the common prefix."""
+    changed = {key: value for key, value in after.items() if key != EVENTS and before.get(key, _MISSING) != value}
+    removed = [key for key in before if key not in after]
+    for key in removed:
+        changed[key] = None
+    old, new = before.get(EVENTS, []), after.get(EVENTS, [])
+    common = 0
+    for left, right in zip(old, new, strict=False):
+        if left != right:
+            break
+        common += 1
+    out: dict[str, Any] = {"changed": changed}
+    if common != len(old) or len(new) != len(old):
+        out["events_from"] = common
+        out["events"] = new[common:]
+    return out
+
+
+def apply(state: dict[str, Any], frame: dict[str, Any]) -> dict[str, Any]:
+    """The client's side, for tests and Python clients: `state` after a delta `frame`."""
+    out = {**state, **frame.get("changed", {}), "seq": frame["seq"]}
+    if "events_from" in frame:
+        out[EVENTS] = list(state.get(EVENTS, []))[: frame["events_from"]] + list(frame["events"])
+    return out
+
+
+_MISSING = object()
