@@ -208,6 +208,21 @@ D, F, W = "Firewood", "Food", "Water"
         ("I'm fine with the 2 firewood and 1 water, but would then prefer 2 food too", {F: 2, W: 1, D: 2}),
         ("I could give up two firewood and take three waters and two food", {F: 2, W: 3, D: 1}),
         ("You can keep 2 food and 2 firewood but 1 water", {F: 1, W: 2, D: 1}),
+        # more ways of saying "mine" and "yours"
+        ("I can do 1 food, 3 water and 2 firewood.", {F: 1, W: 3, D: 2}),
+        ("I'll take 3 water for 2 food", {F: 1, W: 3, D: None}),
+        ("I'll settle for one firewood", {F: None, W: None, D: 1}),
+        ("Any chance you could spare one food and all three waters?", {F: 1, W: 3, D: None}),
+        ("I could really use 3 extra packages of firewood.", {F: None, W: None, D: 3}),
+        ("So, I am thinking 2 firewood, 2 water and 0 food.", {F: 0, W: 2, D: 2}),
+        ("No, how about 2 packages of food, 1 package of firewood and 2 packages of water.", {F: 2, W: 2, D: 1}),
+        ("2 firewood, 1 water, 1 food would work best", {F: 1, W: 1, D: 2}),
+        ("Would it be alright for me to have 2 of the 3 waters?", {F: None, W: 2, D: None}),
+        ("How would you be with receiving two waters, one food and two of the firewood?", {F: 2, W: 1, D: 1}),
+        ("So to confirm. Me 2 food, 1 water, 1 firewood. You, 1 food, 2 water and 2 firewood?", {F: 2, W: 1, D: 1}),
+        ("You are welcome to all the firewood", {F: None, W: None, D: 0}),
+        ("I need only 1 extra package for food", {F: 1, W: None, D: None}),
+        ("I can get you one package of water", {F: None, W: 2, D: None}),
     ],
 )
 def test_reads_general_offer_shapes(text, share):
@@ -239,6 +254,12 @@ def test_a_recipient_does_not_reach_into_the_next_statement(text, share):
         "We're going to have to find a way to split the food and other things between us.",
         "So now you need 3 firewood and 1 food? Am I right?",  # the partner's ask, restated
         "I won't have enough food and would be really needing the food more than the water.",  # a need, not a count
+        "I need one more water",  # a change to a deal, not a share
+        "It doesn't seem fair for you to get all the firewood.",
+        "I was thinking about the food.",
+        "Or I could do 3 firewood and 2 food.",  # another choice, not the offer
+        "I don't think I can do 1 firewood.",
+        "Maybe we could trade for some extra firewood to keep the fire going all night?",
         "If you need anything else, let me know!",
     ],
 )

@@ -16,10 +16,10 @@ _SUBJECT_YOU = {"you", "u", "yourself", "ya"}
 _AUX = {"can", "could", "would", "will", "ll", "d", "should", "may", "might", "must", "to", "just", "then", "also", "do", "get", "go", "shall", "m", "am", "are", "re",
         "actually", "really", "definitely", "still", "only", "probably", "certainly", "truly", "totally", "absolutely", "kinda", "gladly",
         "happily", "be", "love", "was", "is", "ideally", "personally", "at", "least", "willing", "able", "going", "gonna", "trying", "were",
-        "guys", "folks", "all"}
+        "guys", "folks", "all", "looking", "hoping", "planning", "happy", "glad", "ready", "maybe", "perhaps", "possibly", "please"}
 _TAKE_VERBS = {"get", "take", "keep", "have", "grab", "receive", "gets", "takes", "keeps", "having", "getting", "taking",
-               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receiving", "snag", "wanting"}
-_GIVE_VERBS = {"give", "gives", "send", "leave", "let", "offer", "hand", "allow", "spare", "giving", "leaving", "offering", "sending", "gave", "leaves", "provide", "providing"}
+               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receiving", "snag", "wanting", "choose", "pick", "use", "needing"}
+_GIVE_VERBS = {"give", "gives", "send", "leave", "let", "offer", "hand", "allow", "spare", "giving", "leaving", "offering", "sending", "gave", "leaves", "provide", "providing", "given"}
 _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("insist", "on"): 2, ("hoping", "for"): 2, ("hoping", "to", "get"): 3, ("hoping", "to", "take"): 3, ("hoping", "to", "have"): 3,
     ("happy", "with"): 2, ("fine", "with"): 2, ("ok", "with"): 2, ("okay", "with"): 2, ("good", "with"): 2, ("preference", "is"): 2,
@@ -27,11 +27,12 @@ _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("can", "i", "have"): 3, ("can", "i", "get"): 3, ("can", "i", "take"): 3, ("could", "i", "have"): 3, ("could", "i", "get"): 3,
     ("could", "i", "take"): 3, ("may", "i", "have"): 3, ("i", "propose"): 2, ("survive", "with", "less", "than"): 4, ("do", "with", "less", "than"): 4,
     ("with", "less", "than"): 3, ("able", "to", "have"): 3, ("able", "to", "get"): 3, ("able", "to", "take"): 3, ("make", "do", "with"): 3,
-    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3,
+    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3,
 }
 """Phrases after which the items named go to the speaker ("I insist on 2 firewood", "hoping for two water")."""
 _YOU_PHRASES: dict[tuple[str, ...], int] = {
     ("what", "you", "want", "is"): 4, ("what", "you", "need", "is"): 4, ("so", "you", "want"): 3, ("you", "would", "like"): 3,
+    ("for", "you", "to", "get"): 4, ("for", "you", "to", "have"): 4, ("for", "you", "to", "take"): 4, ("welcome", "to"): 2,
 }
 """Phrases after which the items named go to the partner ("so what you want is 2 more firewood")."""
 _GIFT_VERBS = {"give", "send", "offer", "provide", "hand", "spare", "giving", "sending", "offering", "providing"}
@@ -42,7 +43,7 @@ _KEEP_VERBS = ("give", "part", "spare", "share", "let", "offer", "trade", "budge
 """Giving verbs that, negated, keep the item with the speaker ("I won't part with any firewood")."""
 _TRADE_VERBS = {"trade", "swap", "exchange", "forfeit", "relinquish", "surrender"}
 _POSTFIX = {"for", "to"}
-_WISH_VERBS = {"want", "need", "like", "prefer", "wants", "needs"}
+_WISH_VERBS = {"want", "need", "like", "prefer", "wants", "needs", "use", "thinking", "needing"}
 _KEEP = "keep"
 """A negated giving: the items named stay with the speaker, all of them when no count is given."""
 _IMPERATIVE_OPENERS = {"fine", "ok", "okay", "then", "just", "please", ",", ".", "!", "so", "sure", "alright", "go", "ahead", "and"}
@@ -62,18 +63,26 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
     """(recipient, tokens consumed, postfix?) if a recipient marker starts at token i."""
     t = tokens[i]
     nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+    negated = "not" in tokens[max(0, i - 5) : i] and not any(w in _ENDS for w in tokens[max(0, i - 5) : i])
     for phrase, length in _ME_PHRASES.items():
-        if tuple(tokens[i : i + length]) == phrase:
+        if tuple(tokens[i : i + length]) == phrase and (not negated or "less" in phrase):  # "I can't do with less than 2 water"
             if phrase[-1] == "with" and i + length < len(tokens) and tokens[i + length] in {"you", "your", "that", "this", "it", "u"}:
                 break  # "okay with your group taking all 3 food" is about the partner's share
             if phrase[0] not in {"i", "can", "could", "may", "in"} and any(w in _SUBJECT_YOU for w in tokens[max(0, i - 3) : i]):
                 break  # "would you be okay with 3 water" asks about the partner's share
             return _ME, length, False
     for phrase, length in _YOU_PHRASES.items():
-        if tuple(tokens[i : i + length]) == phrase:
+        if tuple(tokens[i : i + length]) == phrase and not negated:  # "it doesn't seem fair for you to get all the firewood"
             return _YOU, length, False
-    if t == "your" and nxt in {"group", "family", "side", "camp", "team", "crew", "kids"} and i + 2 < len(tokens) and tokens[i + 2] in _TAKE_VERBS:
-        return _YOU, 3, False  # "your group taking all 3 food"
+    if t in {"your", "my", "our"} and nxt in {"group", "family", "side", "camp", "team", "crew", "kids"} and i + 2 < len(tokens) and tokens[i + 2] in _TAKE_VERBS:
+        return (_YOU if t == "your" else _ME), 3, False  # "your group taking all 3 food", "my group taking 2 water"
+    if t in {"receiving", "getting", "taking", "having"} and i >= 1 and tokens[i - 1] == "with":
+        # "how would you be with receiving two waters", "I'm fine with getting 2 food"
+        return (_YOU if any(w in _SUBJECT_YOU for w in tokens[max(0, i - 5) : i]) else _ME), 1, False
+    if t in {"me", "you", "u"} and (i == 0 or tokens[i - 1] in {".", ",", "!", "?", "and", ":"}):
+        k = i + 1 if i + 1 < len(tokens) and tokens[i + 1] in {":", "-", ","} else i
+        if k + 1 < len(tokens) and tokens[k + 1] in {"0", "1", "2", "3", "one", "two", "three"}:
+            return (_ME if t == "me" else _YOU), k - i + 1, False  # "Me 2 food 1 water. You, 1 food, 2 water"
     if t in {"like", "love", "prefer"} and i >= 1 and tokens[i - 1] in {"would", "d"} and (i < 2 or tokens[i - 2] not in _SUBJECT_YOU):
         return _ME, 1, False  # "... and would like to have 3 firewoods"
     for phrase, length in _GIVE_UP.items():
@@ -103,12 +112,16 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
     if t in {"mine", "yours"}:
         return (_ME if t == "mine" else _YOU), 1, True
     # subject + (aux)* + take-verb
-    if t in _SUBJECT_ME or t in _SUBJECT_YOU:
+    if (t in _SUBJECT_ME or t in _SUBJECT_YOU) and "not think" not in " ".join(tokens[max(0, i - 4) : i]):  # "I don't think I can do 1 firewood"
         j = i + 1
         while j < len(tokens) and tokens[j] in _AUX and j - i <= 5:
             if tokens[j] == "get" and j + 1 < len(tokens) and tokens[j + 1] not in {"to"}:
                 break
             j += 1
+        if t == "i" and j < len(tokens) and tokens[j - 1] == "do" and tokens[j] in {"0", "1", "2", "3", "one", "two", "three", "all"}:
+            return _ME, j - i, False  # "I can do 1 food, 3 water and 2 firewood"
+        if j + 1 < len(tokens) and tokens[j] in {"get", "got"} and tokens[j + 1] in _SUBJECT_YOU:
+            return _YOU, j - i + 2, False  # "I can get you one package of water"
         if j < len(tokens) and tokens[j] in _TAKE_VERBS:
             if t in _SUBJECT_YOU and tokens[j] in _WISH_VERBS:
                 return None, 0, False  # "are you sure you need 2 food?" asks, it does not give
@@ -117,8 +130,9 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
             return (_ME if t in _SUBJECT_ME else _YOU), j - i + 1, False
         if j < len(tokens) and tokens[j] in _GIVE_VERBS:
             nxt_object = tokens[j + 1] if j + 1 < len(tokens) else ""
-            if t in _SUBJECT_ME and tokens[j] in _GIFT_VERBS and nxt_object not in _SUBJECT_ME | _SUBJECT_YOU | {"up", "it", "them", "that", "this"}:
-                return _YOU, j - i + 1, False  # "I will provide 1 wood and 1 food", "I can spare 1 water"
+            if tokens[j] in _GIFT_VERBS and nxt_object not in _SUBJECT_ME | _SUBJECT_YOU | {"up", "it", "them", "that", "this"}:
+                # "I will provide 1 wood and 1 food", "I can spare 1 water", "could you spare one food?"
+                return (_YOU if t in _SUBJECT_ME else _ME), j - i + 1, False
             # "i give you 2 food": the giver's object receives; handled when the give verb is reached
             return None, 0, False
     if t in {"take", "have", "keep", "grab"} and (i == 0 or tokens[i - 1] in _IMPERATIVE_OPENERS):
@@ -152,6 +166,10 @@ def _stale(tokens: list[str], anchor: int, i: int) -> bool:
     return len(words) > STALE_AFTER + continues or i - anchor > 6 * STALE_AFTER
 
 
+_INTERJECTIONS = {"no", "ok", "okay", "well", "hmm", "yes", "yeah", "sure", "alright", ",", "oh", "ah", "sorry"}
+_VERDICT = {"would", "will", "work", "works", "best", "be", "good", "great", "fine", "ideal", "perfect", "please", "okay", "ok", "then", "better"}
+"""Words that may close a bare list ("2 firewood, 1 water, 1 food would work best")."""
+_PACKAGES = {"package", "packages", "pack", "packs", "packet", "packets", "unit", "units", "bundle", "bundles", "bottle", "bottles", "item", "items", "one", "1", "2", "3"}
 _ELLIPSIS_AUX = {"would", "will", "then", "also", "really", "still", "be", "d", "ll", "only", "just", "rather", "probably"}
 
 
@@ -167,7 +185,10 @@ def _elided_take(tokens: list[str], i: int) -> int:
 
 
 def _opens_ask(tokens: list[str], start: int) -> bool:
-    """Whether a sentence opens like a proposal that names no recipient ("how about 2 food ...")."""
+    """Whether a sentence opens like a proposal that names no recipient ("how about 2 food ...",
+    "no, how about 2 food ...")."""
+    while start < len(tokens) - 1 and tokens[start] in _INTERJECTIONS:
+        start += 1
     return tokens[start] in _OPENERS or " ".join(tokens[start : start + 2]) in _OPENERS
 
 
@@ -186,6 +207,8 @@ def _own_ask(tokens: list[str], start: int, first_item: int, end: int) -> bool:
 def _bare_list(tokens: list[str], start: int, end: int) -> bool:
     """Whether the sentence is nothing but counted items ("No food, just 2 water, 3 firewood")."""
     words = tokens[start:end]
+    while words and words[-1] in _VERDICT:
+        words = words[:-1]
     counted = sum(1 for k, w in enumerate(words) if issue_of_word(w) and k > 0 and (words[k - 1] in NUMBER_WORDS or words[k - 1] == "no"))
     return counted >= 2 and all(w in FILLER or w in NUMBER_WORDS or w in _LIST_WORDS or issue_of_word(w) for w in words)
 
@@ -203,7 +226,10 @@ def _rest_word(tokens: list[str], i: int) -> bool:
 
 
 def _vague_sentence(tokens: list[str], start: int) -> bool:
-    """Whether the sentence from `start` splits without saying who gets what ("one of us gets 2 food")."""
+    """Whether the sentence from `start` splits without saying who gets what ("one of us gets 2 food")
+    or only offers another choice ("Or I could do 3 firewood and 2 food")."""
+    if start < len(tokens) and tokens[start] == "or":
+        return True
     end = start
     while end < len(tokens) and tokens[end] not in {".", "!", "?", ";", "\n"}:
         end += 1
@@ -264,10 +290,16 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             either = True
             i += 1
             continue
-        if t == "for" and recipient == _YOU and i + 1 < len(tokens) and tokens[i + 1] not in (_SUBJECT_ME | _SUBJECT_YOU):
+        if t == "for" and recipient in (_ME, _YOU) and i + 1 < len(tokens) and tokens[i + 1] not in (_SUBJECT_ME | _SUBJECT_YOU):
             ahead = tokens[i + 1 : i + 4]
-            if any(issue_of_word(w) or w in NUMBER_WORDS or w == "your" for w in ahead):
-                recipient, anchor = _ME, i + 1  # "I'll give you 3 firewood for 2 water": what comes back is the speaker's
+            item_before = issue_of_word(tokens[i - 1]) or tokens[i - 1] in FILLER | {"woods"}
+            traded = recipient == _YOU or (anchor < i and item_before)  # "settle for 1 firewood", "2 for food" trade nothing
+            leads = tokens[i + 1] in NUMBER_WORDS or tokens[i + 1].isdigit() or tokens[i + 1] in {"your", "the"} or bool(issue_of_word(tokens[i + 1]))
+            if tokens[i - 1] in _PACKAGES and issue_of_word(tokens[i + 1]):
+                leads = False  # "1 extra package for food" names the item, it trades nothing
+            if traded and leads and any(issue_of_word(w) or w in NUMBER_WORDS or w == "your" for w in ahead):
+                # "I'll give you 3 firewood for 2 water", "I'll take 3 water for 2 food": what comes back goes the other way
+                recipient, anchor = (_ME if recipient == _YOU else _YOU), i + 1
                 i += 1
                 continue
         if t in {"me", "you"} and recipient is None and pending and i >= 1 and issue_of_word(tokens[i - 1]):
@@ -306,7 +338,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             anchor = i
             continue
         issue = issue_of_word(t)
-        if issue is None and t == "woods" and i >= 1 and tokens[i - 1] in NUMBER_WORDS:
+        if issue is None and t == "woods" and _count_before(tokens, i, sentence_start) is not None:
             issue = "Firewood"  # "3 waters 2 woods"
         if issue is not None:
             if recipient is not None and _stale(tokens, anchor, i):
@@ -324,8 +356,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 count = last_count  # "1 each of the food and water"
             if count is None and last_count == PACKAGES_PER_ISSUE and i >= 1 and tokens[i - 1] in {"and", ",", "&"}:
                 count = PACKAGES_PER_ISSUE  # "all the water and food"
-            if t in _FIRE_WORDS and (i == 0 or tokens[i - 1] not in {"0", "1", "2", "3", "one", "two", "three", "all", "the"}):
-                count = None  # "have a fire each night" is no count of firewood
+            if t in _FIRE_WORDS and (i == 0 or tokens[i - 1] not in {"0", "1", "2", "3", "one", "two", "three", "all"}) and tokens[max(0, i - 2) : i] != ["all", "the"]:
+                count = None  # "have a fire each night", "keep the fire going" are no count of firewood
             if either:
                 count = None
             if recipient == _KEEP:

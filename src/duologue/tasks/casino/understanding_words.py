@@ -122,12 +122,16 @@ def _count_before(tokens: list[str], i: int, start: int) -> int | None:
     word = tokens[j]
     if word in {"a", "an"} and skipped > 1:
         return None
+    if skipped and tokens[j + 1] == "more" and word in {"1", "one", "a", "an"}:
+        return None  # "1 more firewood" asks for a change, not a share
     if word == "no" and skipped == 0:
         return 0
     if word == "couple" and j - 1 >= start and tokens[j - 1] == "a":
         return 2
     if word == "each" and j - 1 >= start and tokens[j - 1] in {"1", "2", "3", "one", "two", "three"}:
         return NUMBER_WORDS[tokens[j - 1]]  # "1 each of the food and water"
+    if word in {"1", "2", "3"} and j - 3 >= start and tokens[j - 1] == "the" and tokens[j - 2] == "of" and tokens[j - 3] in {"1", "2", "one", "two"}:
+        return NUMBER_WORDS[tokens[j - 3]]  # "2 of the 3 waters"
     if word in NUMBER_WORDS:
         if word == "both" or (j - 2 >= start and tokens[j - 1] in {"or", "to", "-"} and tokens[j - 2] in NUMBER_WORDS):
             return None  # "2 or 3 pieces of firewood" is no definite count
