@@ -13,7 +13,7 @@ them are sampled with `--seed`. Each is checked by `tasks/craigslist/fitting.con
 
 The check was validated by hand: `src/duologue/tasks/craigslist/modular_fit_labels.jsonl` holds one
 person's judgement (fits / does not fit, read with the partner's last message and the listing) of
-250 replies in four rounds (50, 50, 50, 100), keyed by the sha1 of the reply, the partner's message and the
+300 replies in five rounds (50, 50, 50, 100, 50), keyed by the sha1 of the reply, the partner's message and the
 listing title (no corpus text is stored). Rounds 1 and 2 (seed 0) were read while the check and the
 generator were being written (check agreement 33/50, then 39/50); round 3 (`--seed 1`) was read after,
 as the validation (43/50 agree before one last change to the check, 43/48 when re-met after it).
@@ -23,6 +23,11 @@ was tightened to match: 94/100 agree, and the person judged 94/100 fitting (47/5
 the check passed all 100; the six it missed: an answer about cleanliness to a question about
 repairs, `the chair` for a table with chairs, `my truck` for a hatchback, `I can come down` while
 naming the asking price, `Oh cool` to an `I don't know`, a bare `Thank you` to a greeting).
+The last three kinds (also seen while developing) were then fixed in the generator or the check,
+so round 4 no longer validates the final state; round 5 (`--seed 5`, the first 50 sampled, read
+after those fixes) does: 47/50 agree and 47/50 judged fitting (the check passed all 50; missed:
+`I do!` to `I'd pay cash.`, a repeated `No, one or the other` that answers nothing said, and a
+question about the condition just described).
 
 Mind what the share means: the agent itself keeps only retrieved lines that pass this check, so
 nearly every retrieved reply passes it; the share measures the replies the filter cannot shape (its
