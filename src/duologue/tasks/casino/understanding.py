@@ -26,6 +26,9 @@ Measured on a labelled set of real corpus messages (`understanding_eval`, report
 
 The parser is a small set of transparent rules (regular expressions over a normalised token
 stream), not a trained model: it is meant to be read and tested on hand-written human-like lines.
+They live beside this module: `understanding_words` (item names, typos, counts, normalising),
+`understanding_markers` (who receives: "I'll take", "for you", "could you spare"),
+`understanding_offers` (the split) and `understanding_needs` (cues, comparisons, rankings).
 `benchmarks/bench_casino_selfplay.py` measures it on the real corpus: from each participant's own
 messages it recovers the top issue about two times in three (chance: one in three).
 """

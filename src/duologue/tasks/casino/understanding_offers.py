@@ -6,141 +6,29 @@ from __future__ import annotations
 import re
 
 from duologue.tasks.casino.rules import ISSUES, PACKAGES_PER_ISSUE
+from duologue.tasks.casino.understanding_markers import (
+    STALE_AFTER,
+    _AUX,
+    _ENDS,
+    _GAP_BREAKERS,
+    _GIFT_VERBS,
+    _GIVE_VERBS,
+    _KEEP,
+    _LIST_WORDS,
+    _ME,
+    _POSTFIX,
+    _REST,
+    _SUBJECT_ME,
+    _SUBJECT_YOU,
+    _TAKE_VERBS,
+    _TRADE_VERBS,
+    _WISH_VERBS,
+    _YOU,
+    _recipient_marker,
+)
 from duologue.tasks.casino.understanding_words import FILLER, NUMBER_WORDS, _count_after, _count_before, issue_of_word
 
 # ---------------------------------------------------------------------------- proposals
-
-_ME, _YOU = "me", "you"
-_SUBJECT_ME = {"i", "we", "me", "us", "myself", "ourselves"}
-_SUBJECT_YOU = {"you", "u", "yourself", "ya"}
-_AUX = {"can", "could", "would", "will", "ll", "d", "should", "may", "might", "must", "to", "just", "then", "also", "do", "get", "go", "shall", "m", "am", "are", "re",
-        "actually", "really", "definitely", "still", "only", "probably", "certainly", "truly", "totally", "absolutely", "kinda", "gladly",
-        "happily", "be", "love", "was", "is", "ideally", "personally", "at", "least", "willing", "able", "going", "gonna", "trying", "were",
-        "guys", "folks", "all", "looking", "hoping", "planning", "happy", "glad", "ready", "maybe", "perhaps", "possibly", "please"}
-_TAKE_VERBS = {"get", "take", "keep", "have", "grab", "receive", "gets", "takes", "keeps", "having", "getting", "taking",
-               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receiving", "snag", "wanting", "choose", "pick", "use", "needing"}
-_GIVE_VERBS = {"give", "gives", "send", "leave", "let", "offer", "hand", "allow", "spare", "giving", "leaving", "offering", "sending", "gave", "leaves", "provide", "providing", "given"}
-_ME_PHRASES: dict[tuple[str, ...], int] = {
-    ("insist", "on"): 2, ("hoping", "for"): 2, ("hoping", "to", "get"): 3, ("hoping", "to", "take"): 3, ("hoping", "to", "have"): 3,
-    ("happy", "with"): 2, ("fine", "with"): 2, ("ok", "with"): 2, ("okay", "with"): 2, ("good", "with"): 2, ("preference", "is"): 2,
-    ("ask", "for"): 2, ("dead", "set", "on"): 3, ("set", "on"): 2, ("gives", "me"): 2, ("that", "leaves", "me"): 3, ("leaves", "me"): 2,
-    ("can", "i", "have"): 3, ("can", "i", "get"): 3, ("can", "i", "take"): 3, ("could", "i", "have"): 3, ("could", "i", "get"): 3,
-    ("could", "i", "take"): 3, ("may", "i", "have"): 3, ("i", "propose"): 2, ("survive", "with", "less", "than"): 4, ("do", "with", "less", "than"): 4,
-    ("with", "less", "than"): 3, ("able", "to", "have"): 3, ("able", "to", "get"): 3, ("able", "to", "take"): 3, ("make", "do", "with"): 3,
-    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3,
-}
-"""Phrases after which the items named go to the speaker ("I insist on 2 firewood", "hoping for two water")."""
-_YOU_PHRASES: dict[tuple[str, ...], int] = {
-    ("what", "you", "want", "is"): 4, ("what", "you", "need", "is"): 4, ("so", "you", "want"): 3, ("you", "would", "like"): 3,
-    ("for", "you", "to", "get"): 4, ("for", "you", "to", "have"): 4, ("for", "you", "to", "take"): 4, ("welcome", "to"): 2,
-}
-"""Phrases after which the items named go to the partner ("so what you want is 2 more firewood")."""
-_GIFT_VERBS = {"give", "send", "offer", "provide", "hand", "spare", "giving", "sending", "offering", "providing"}
-"""Giving verbs whose subject is the speaker and whose object, when no person is named, is the partner."""
-_GIVE_UP: dict[tuple[str, ...], int] = {("let", "go", "of"): 3, ("letting", "go", "of"): 3, ("give", "up"): 2, ("giving", "up"): 2, ("part", "with"): 2, ("parting", "with"): 2}
-"""Phrases after which the items named go to the partner (negated, they are read as a keeping first)."""
-_KEEP_VERBS = ("give", "part", "spare", "share", "let", "offer", "trade", "budge")
-"""Giving verbs that, negated, keep the item with the speaker ("I won't part with any firewood")."""
-_TRADE_VERBS = {"trade", "swap", "exchange", "forfeit", "relinquish", "surrender"}
-_POSTFIX = {"for", "to"}
-_WISH_VERBS = {"want", "need", "like", "prefer", "wants", "needs", "use", "thinking", "needing"}
-_KEEP = "keep"
-"""A negated giving: the items named stay with the speaker, all of them when no count is given."""
-_IMPERATIVE_OPENERS = {"fine", "ok", "okay", "then", "just", "please", ",", ".", "!", "so", "sure", "alright", "go", "ahead", "and"}
-STALE_AFTER = 2
-"""Words (besides counts, items, fillers and list joiners) after which a recipient no longer governs an
-item: "I get ... <2 words> ... 2 food"."""
-_LIST_WORDS = {",", "and", "&", "+", "-", ":", "then", "also", "plus", "with", "just", "only", "no", "maybe", "ok", "okay", "so", "please"}
-"""Words that may stand in a bare list of counted items ("No food, just 2 water, 3 firewood")."""
-_REST = {"rest", "remainder", "everything", "others", "leftover", "leftovers"}
-_ENDS = {".", "!", "?", ";", "\n"}
-_GAP_BREAKERS = {"there", "because", "since", "due", "which", "who", "if", "though", "while", "whereas", "when", "i", "we", "you", "u"}
-"""Words that end the reach of a recipient: what follows them is another statement (a new subject
-that named no recipient, a reason, a condition, an alternative)."""
-
-
-def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]:
-    """(recipient, tokens consumed, postfix?) if a recipient marker starts at token i."""
-    t = tokens[i]
-    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-    negated = "not" in tokens[max(0, i - 5) : i] and not any(w in _ENDS for w in tokens[max(0, i - 5) : i])
-    for phrase, length in _ME_PHRASES.items():
-        if tuple(tokens[i : i + length]) == phrase and (not negated or "less" in phrase):  # "I can't do with less than 2 water"
-            if phrase[-1] == "with" and i + length < len(tokens) and tokens[i + length] in {"you", "your", "that", "this", "it", "u"}:
-                break  # "okay with your group taking all 3 food" is about the partner's share
-            if phrase[0] not in {"i", "can", "could", "may", "in"} and any(w in _SUBJECT_YOU for w in tokens[max(0, i - 3) : i]):
-                break  # "would you be okay with 3 water" asks about the partner's share
-            return _ME, length, False
-    for phrase, length in _YOU_PHRASES.items():
-        if tuple(tokens[i : i + length]) == phrase and not negated:  # "it doesn't seem fair for you to get all the firewood"
-            return _YOU, length, False
-    if t in {"your", "my", "our"} and nxt in {"group", "family", "side", "camp", "team", "crew", "kids"} and i + 2 < len(tokens) and tokens[i + 2] in _TAKE_VERBS:
-        return (_YOU if t == "your" else _ME), 3, False  # "your group taking all 3 food", "my group taking 2 water"
-    if t in {"receiving", "getting", "taking", "having"} and i >= 1 and tokens[i - 1] == "with":
-        # "how would you be with receiving two waters", "I'm fine with getting 2 food"
-        return (_YOU if any(w in _SUBJECT_YOU for w in tokens[max(0, i - 5) : i]) else _ME), 1, False
-    if t in {"me", "you", "u"} and (i == 0 or tokens[i - 1] in {".", ",", "!", "?", "and", ":"}):
-        k = i + 1 if i + 1 < len(tokens) and tokens[i + 1] in {":", "-", ","} else i
-        if k + 1 < len(tokens) and tokens[k + 1] in {"0", "1", "2", "3", "one", "two", "three"}:
-            return (_ME if t == "me" else _YOU), k - i + 1, False  # "Me 2 food 1 water. You, 1 food, 2 water"
-    if t in {"like", "love", "prefer"} and i >= 1 and tokens[i - 1] in {"would", "d"} and (i < 2 or tokens[i - 2] not in _SUBJECT_YOU):
-        return _ME, 1, False  # "... and would like to have 3 firewoods"
-    for phrase, length in _GIVE_UP.items():
-        if tuple(tokens[i : i + length]) == phrase:
-            return _YOU, length, False  # "I'm ok with letting go of two of the firewood"
-    if t in {"not", "never"} and nxt in _KEEP_VERBS:
-        # "I can't give you any of the water", "I won't part with any firewood": the speaker keeps it
-        j = i + 2
-        while j < len(tokens) and tokens[j] in {"with", "up", "you", "u", "away", "go", "of", "on", "in"} and j - i <= 4:
-            j += 1
-        return _KEEP, j - i, False
-    if t == "let" and nxt == "me" and i + 2 < len(tokens) and tokens[i + 2] in {"know", "see", "think", "check", "ask", "explain", "tell"}:
-        return None, 0, False  # "let me know" gives nothing
-    if t in _TRADE_VERBS and nxt not in _SUBJECT_ME and (i == 0 or tokens[i - 1] not in _SUBJECT_YOU):
-        return _YOU, 2 if nxt in _SUBJECT_YOU else 1, False  # "I'd like to trade 3 firewood for 3 waters": what follows is given
-    if t in _SUBJECT_YOU and nxt in NUMBER_WORDS and nxt not in {"a", "an", "all", "every", "both"} and i > 0 and tokens[i - 1] in {"and", ","}:
-        return _YOU, 1, False  # "2 water for me and you 1 water"
-    # give/send/leave/let + me|you : the object receives
-    if t in _GIVE_VERBS:
-        if nxt in _SUBJECT_ME:
-            return _ME, 2, False
-        if nxt in _SUBJECT_YOU:
-            return _YOU, 2, False
-    # postfix: "2 water for me", "the rest to you"
-    if t in _POSTFIX and nxt in (_SUBJECT_ME | _SUBJECT_YOU | {"yourself", "myself"}):
-        return (_ME if nxt in _SUBJECT_ME else _YOU), 2, True
-    if t in {"mine", "yours"}:
-        return (_ME if t == "mine" else _YOU), 1, True
-    # subject + (aux)* + take-verb
-    if (t in _SUBJECT_ME or t in _SUBJECT_YOU) and "not think" not in " ".join(tokens[max(0, i - 4) : i]):  # "I don't think I can do 1 firewood"
-        j = i + 1
-        while j < len(tokens) and tokens[j] in _AUX and j - i <= 5:
-            if tokens[j] == "get" and j + 1 < len(tokens) and tokens[j + 1] not in {"to"}:
-                break
-            j += 1
-        if t == "i" and j < len(tokens) and tokens[j - 1] == "do" and tokens[j] in {"0", "1", "2", "3", "one", "two", "three", "all"}:
-            return _ME, j - i, False  # "I can do 1 food, 3 water and 2 firewood"
-        if j + 1 < len(tokens) and tokens[j] in {"get", "got"} and tokens[j + 1] in _SUBJECT_YOU:
-            return _YOU, j - i + 2, False  # "I can get you one package of water"
-        if j < len(tokens) and tokens[j] in _TAKE_VERBS:
-            if t in _SUBJECT_YOU and tokens[j] in _WISH_VERBS:
-                return None, 0, False  # "are you sure you need 2 food?" asks, it does not give
-            if any(tokens[k] in {"not", "never"} for k in range(i + 1, j)):
-                return None, 0, False  # "I don't need 3 water" proposes nothing
-            return (_ME if t in _SUBJECT_ME else _YOU), j - i + 1, False
-        if j < len(tokens) and tokens[j] in _GIVE_VERBS:
-            nxt_object = tokens[j + 1] if j + 1 < len(tokens) else ""
-            if tokens[j] in _GIFT_VERBS and nxt_object not in _SUBJECT_ME | _SUBJECT_YOU | {"up", "it", "them", "that", "this"}:
-                # "I will provide 1 wood and 1 food", "I can spare 1 water", "could you spare one food?"
-                return (_YOU if t in _SUBJECT_ME else _ME), j - i + 1, False
-            # "i give you 2 food": the giver's object receives; handled when the give verb is reached
-            return None, 0, False
-    if t in {"take", "have", "keep", "grab"} and (i == 0 or tokens[i - 1] in _IMPERATIVE_OPENERS):
-        return _YOU, 1, False  # "fine, take all the water"
-    if t in {"my", "your"} and nxt in {"share", "side", "end", "part"}:
-        return (_ME if t == "my" else _YOU), 2, False
-    return None, 0, False
-
 
 _THE = -1
 """A pending item named with `the` and no count: all of it, if a postfix marker (`is all yours`) gives it."""
