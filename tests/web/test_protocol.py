@@ -128,3 +128,35 @@ def test_a_draw_is_checked_when_the_survey_is_read():
         proto.Draw(keys=["High", "Low"], values=["Food"])
     plain = proto.Survey.model_validate({"id": "s", "title": "t", "items": [{"id": "r", "question": "Braces {like this} stay", "kind": "text"}]})
     assert plain.shown(None).items[0].question == "Braces {like this} stay"
+
+
+def test_a_bots_priorities_follow_the_persons_shown_ones_so_the_pairing_mix_holds():
+    """CaSiNo draws pairs as identical (1/4), same top issue (1/4) or different top issues (1/2);
+    a person shown priorities of their own must not change that relation with the bot's view."""
+    import collections
+    import random
+
+    from duologue.tasks import make
+    from duologue.tasks.casino.task import PRIORITY_LEVELS
+
+    def relation(a, b):
+        ra, rb = [a["value2issue"][lv] for lv in PRIORITY_LEVELS], [b["value2issue"][lv] for lv in PRIORITY_LEVELS]
+        return "identical" if ra == rb else "same_top" if ra[0] == rb[0] else "different_top"
+
+    task = make("casino-v0")
+    counts: collections.Counter[str] = collections.Counter()
+    rng = random.Random(7)
+    for seed in range(400):
+        task.reset(seed=seed)
+        scenario = task.scenario
+        person, bot = task.party_ids
+        drawn = relation(scenario.private[person], scenario.private[bot])
+        before = dict(scenario.private[person])
+        shown = rng.sample(["Food", "Water", "Firewood"], 3)
+        scenario.private[person] = {**before, "value2issue": dict(zip(PRIORITY_LEVELS, shown, strict=True))}
+        task.private_set(scenario, person, before, {person})
+        assert relation(scenario.private[person], scenario.private[bot]) == drawn
+        view = scenario.private[bot]
+        assert {view["value2issue"][lv]: lv for lv in PRIORITY_LEVELS} == view["priorities"]
+        counts[drawn] += 1
+    assert 0.17 < counts["identical"] / 400 < 0.33 and 0.4 < counts["different_top"] / 400 < 0.6, counts

@@ -114,6 +114,13 @@ class Task(ABC):
     def generate_scenario(self, rng: random.Random) -> Scenario:
         """A new scenario drawn from `rng` only."""
 
+    def private_set(self, scenario: Scenario, party: str, before: dict[str, Any], fixed: set[str]) -> None:
+        """Someone set part of `party`'s private view of `scenario` (a collection protocol showed a
+        person their own priorities; `before` is the view as drawn). A task whose scenarios relate
+        the parties' views adjusts the others here so the drawn relation holds, leaving the parties
+        in `fixed` (whose views people also set) alone. By default nothing changes."""
+        return None
+
     def make_parties(self, scenario: Scenario) -> list[Party]:
         """The parties of an episode, with roles taken from the scenario where the task has roles."""
         return [Party(id=p, kind="bot", role=scenario.private.get(p, {}).get("role")) for p in self.party_ids]

@@ -46,6 +46,8 @@ crowd platform's parameters (`PROLIFIC_PID`, `STUDY_ID`, `SESSION_ID`, `assignme
 
 from __future__ import annotations
 
+import copy
+
 import json
 import random
 import re
@@ -407,11 +409,15 @@ def personalise(state: Any, study: Any, task: Any) -> bool:
                 fills_of[party.id] = fills
     changed = False
     for party in task.parties:
+        before = copy.deepcopy(task.scenario.private.get(party.id, {}))
+        touched = False
         for path, value in fills_of.get(party.id, {}).items():
             where, *rest = path.split(".")
             if where == "info":
                 _put(party.info, rest, value)
             else:
                 _put(task.scenario.private.setdefault(party.id, {}), rest, value)
-                changed = True
+                changed = touched = True
+        if touched:  # the task may keep its scenarios' relation between the parties (CaSiNo's pairing mix)
+            task.private_set(task.scenario, party.id, before, set(fills_of))
     return changed

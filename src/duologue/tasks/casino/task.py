@@ -184,6 +184,22 @@ class CasinoTask(Task):
                     reasons[k][issue] = rng.choice(bank[issue][levels[k]])
         return Scenario(public=public_view(), private={p: private_view(rankings[k], reasons[k]) for k, p in enumerate(self.party_ids)})
 
+    def private_set(self, scenario: Scenario, party: str, before: dict[str, Any], fixed: set[str]) -> None:
+        """A person was shown priorities of their own: rename the items in the other party's view the
+        same way, so the pair keeps the relation it was drawn with (identical, same top issue or
+        different top issues: `PAIRING_MIX`), unless a person set that party's view too."""
+        old, new = before.get("value2issue") or {}, scenario.private.get(party, {}).get("value2issue") or {}
+        rename = {old[level]: new[level] for level in PRIORITY_LEVELS if level in old and level in new}
+        if sorted(rename) != sorted(ISSUES) or sorted(rename.values()) != sorted(ISSUES):
+            return
+        for other, view in scenario.private.items():
+            if other == party or other in fixed or "value2issue" not in view:
+                continue
+            ranking = [rename[view["value2issue"][level]] for level in PRIORITY_LEVELS]
+            rng, bank = random.Random(f"{scenario.id}:{other}"), reason_bank()  # reasons that fit the new levels
+            reasons = {issue: rng.choice(bank[issue][PRIORITY_LEVELS[ranking.index(issue)]]) for issue in ISSUES}
+            scenario.private[other] = {**view, **private_view(ranking, reasons)}
+
     # ------------------------------------------------------------------ rules
 
     def _on_reset(self) -> None:
