@@ -1,7 +1,7 @@
 """Load test of the live platform: simulated participants play whole dialogues against real servers.
 
 Run: `.venv/bin/python benchmarks/bench_load.py [--dialogues 200] [--concurrent 100,200,500,1000]
-[--target-p95-ms 50] [--think 1.0] [--configs bare,sqlite,pg-redis] [--task casino-v0]
+[--target-p95-ms 50] [--think 1.0] [--frames delta|full] [--configs bare,sqlite,pg-redis] [--task casino-v0]
 [--client-processes 1] [--server-port P] [--relay-port P] [--postgres-port P] [--redis-port P]
 [--json OUT] [--profile]`
 
@@ -86,6 +86,8 @@ class Options:
     seed: int = 0
     workers: int = 2
     profile: bool = False
+    frames: str = "delta"
+    """What the simulated pages ask the platform for: `delta` frames after the first state (as the chat page does) or `full` states."""
     target_p95_ms: float = TARGET_P95_MS
     sweep: list[int] = field(default_factory=list)
     """The concurrency levels asked for; empty: just `concurrent`."""
@@ -166,7 +168,7 @@ async def platform_clients(base_url: str, study: str, dialogues: int, concurrent
     seen: Counter = Counter()
 
     async def one(index: int) -> SeatReport:
-        seat = PlatformSeat(ws_url, study, f"load-{tag}-{index}", options.think, random.Random(rng.random()))
+        seat = PlatformSeat(ws_url, study, f"load-{tag}-{index}", options.think, random.Random(rng.random()), frames=options.frames)
         report = await bounded_seat(seat, limit, options.timeout)
         if report.dialogue is not None:
             seen[report.dialogue] += 1
@@ -475,6 +477,7 @@ def parse_options(argv: list[str] | None = None) -> tuple[Options, list[str], Pa
     parser.add_argument("--dialogues", type=int, default=200, help="dialogues per configuration and level (at least the level)")
     parser.add_argument("--concurrent", type=concurrency_levels, default=[200], help="dialogues in progress at once, at most; comma-separated for a sweep")
     parser.add_argument("--target-p95-ms", type=float, default=TARGET_P95_MS, help="the relay-latency p95 a configuration should stay under")
+    parser.add_argument("--frames", choices=("delta", "full"), default="delta", help="state frames the simulated pages ask for (the chat page asks for deltas)")
     parser.add_argument("--think", type=float, default=1.0, help="seconds a participant pauses before a move (jittered +-50%%)")
     parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS), help=f"comma-separated, of {', '.join(CONFIGS)}")
     parser.add_argument("--task", default="casino-v0")
@@ -501,6 +504,7 @@ def parse_options(argv: list[str] | None = None) -> tuple[Options, list[str], Pa
         dialogues=args.dialogues,
         concurrent=args.concurrent[0],
         think=args.think,
+        frames=args.frames,
         task=args.task,
         turn_taking=args.turn_taking,
         client_processes=args.client_processes,

@@ -40,6 +40,7 @@ from duologue.core import actions
 from duologue.core.schema import Event
 from duologue.core.task import IllegalAction, Observation
 from duologue.tasks import make
+from duologue.web.deltas import apply as apply_delta
 
 EVENT = TypeAdapter(Event)
 NOT_CONTENT = ("time", "extra", "own")
@@ -155,8 +156,10 @@ class Seat:
 class PlatformSeat(Seat):
     """A participant of the live platform: lobby, then the seat's websocket."""
 
-    def __init__(self, base_url: str, study: str, participant: str, think: float, rng: random.Random, agent: str = "rule") -> None:
+    def __init__(self, base_url: str, study: str, participant: str, think: float, rng: random.Random, agent: str = "rule", frames: str = "delta") -> None:
         super().__init__(participant, think, rng)
+        self.frames = frames
+        """`delta`: ask for delta state frames, as the chat page does (`duologue.web.deltas`); `full`: whole states."""
         self.base_url = base_url.rstrip("/")
         self.study = study
         self.agent_spec = agent
@@ -185,7 +188,8 @@ class PlatformSeat(Seat):
         self.report.started = time.perf_counter()
         token = await self.join()
         self.report.lobby_seconds = time.perf_counter() - self.report.started
-        async with connect(f"{self.base_url}/ws/chat/{token}", open_timeout=60, max_size=2**22) as socket:
+        query = "?frames=delta" if self.frames == "delta" else ""
+        async with connect(f"{self.base_url}/ws/chat/{token}{query}", open_timeout=60, max_size=2**22) as socket:
             self.socket = socket
             await self.play()
         self.report.finished = time.perf_counter()
@@ -245,6 +249,12 @@ class PlatformSeat(Seat):
         if kind == "ack" and frame.get("duplicate"):  # each move id is sent once: never a duplicate
             self.report.errors.append(f"move {frame.get('move_id')} acknowledged as a duplicate")
             return
+        if kind == "delta":
+            if self.state is None or frame.get("seq") != self.state.get("seq", 0) + 1:
+                self.report.errors.append(f"delta frame {frame.get('seq')} out of order")
+                await self.socket.send(json.dumps({"type": "resync"}))
+                return
+            frame, kind = apply_delta(self.state, frame), "state"
         if kind != "state":
             return  # typing, partner (dis)connected, ack, pong
         events = frame.get("events") or []
