@@ -1,8 +1,9 @@
 """Where the platform keeps everything: SQLAlchemy 2 over SQLite (default) or PostgreSQL.
 
 The rest of the platform talks to `Storage` only, in the one schema (`Dialogue`, events,
-`Rating`); no other module imports SQLAlchemy, and agents never see the database. Each event is
-written as it happens (one row per event), so a crash loses nothing that was already shown.
+`Rating`); agents never see the database. Each event is written as it happens (one row per
+event), so a crash loses nothing that was already shown. Quota counts are rows of their own
+(`duologue.web.counters`), changed in the transactions that create and set aside dialogues.
 
 Exactly once: events are unique per (dialogue, seq), so two workers can never both write event
 number n; a person's move may carry a client-chosen `move_id`, kept in `moves` (unique per
