@@ -223,6 +223,9 @@ D, F, W = "Firewood", "Food", "Water"
         ("You are welcome to all the firewood", {F: None, W: None, D: 0}),
         ("I need only 1 extra package for food", {F: 1, W: None, D: None}),
         ("I can get you one package of water", {F: None, W: 2, D: None}),
+        ("I would like to keep the food", {F: 3, W: None, D: None}),
+        ("I really, really need 2 water", {F: None, W: 2, D: None}),
+        ("I'd prefer to take all of the firewood, split the food, and you could have all of the water.", {F: None, W: 0, D: 3}),
     ],
 )
 def test_reads_general_offer_shapes(text, share):
@@ -282,6 +285,9 @@ def test_no_offer_is_invented(text):
         ("I actually need to have some of the firewood. It gets really cold.", D),
         ("We're planning to start a proper fire every night", D),
         ("I only need a little food, but I need extra water", W),
+        ("hi there! i'm mostly interested in wood", D),
+        ("Firewood is my second preference and water is my third", F),
+        ("We want to cook the fish we catch over a campfire every night", D),
     ],
 )
 def test_reads_general_need_shapes(text, issue):

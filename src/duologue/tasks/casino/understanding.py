@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from duologue.tasks.casino.rules import ISSUES
-from duologue.tasks.casino.understanding_needs import _read_sentence_needs
+from duologue.tasks.casino.understanding_needs import _read_implied_first, _read_sentence_needs
 from duologue.tasks.casino.understanding_offers import _proposal
 from duologue.tasks.casino.understanding_words import (
     FILLER,
@@ -115,6 +115,7 @@ def _read(text: str) -> Reading:
     sentences = _sentences(tokens)
     for sentence in sentences:
         _read_sentence_needs(sentence, reading)
+    _read_implied_first(joined, reading)
     if reading.proposal:
         for issue, count in reading.proposal.items():
             if count is not None:

@@ -50,7 +50,7 @@ _LIST_WORDS = {",", "and", "&", "+", "-", ":", "then", "also", "plus", "with", "
 """Words that may stand in a bare list of counted items ("No food, just 2 water, 3 firewood")."""
 _REST = {"rest", "remainder", "everything", "others", "leftover", "leftovers"}
 _ENDS = {".", "!", "?", ";", "\n"}
-_GAP_BREAKERS = {"there", "because", "since", "due", "which", "who", "if", "though", "while", "whereas", "when", "i", "we", "you", "u"}
+_GAP_BREAKERS = {"there", "because", "since", "due", "which", "who", "if", "though", "while", "whereas", "when", "i", "we", "you", "u", "split", "splitting", "divide"}
 """Words that end the reach of a recipient: what follows them is another statement (a new subject
 that named no recipient, a reason, a condition, an alternative)."""
 
@@ -123,6 +123,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
                 return None, 0, False  # "are you sure you need 2 food?" asks, it does not give
             if any(tokens[k] in {"not", "never"} for k in range(i + 1, j)):
                 return None, 0, False  # "I don't need 3 water" proposes nothing
+            if tokens[j] in _WISH_VERBS and tokens[j + 1 : j + 2] == ["to"] and j + 2 < len(tokens) and tokens[j + 2] in {"keep", "have", "get", "take", "receive"}:
+                j += 2  # "I would like to keep the food": the taking, not the wish, says how much
             return (_ME if t in _SUBJECT_ME else _YOU), j - i + 1, False
         if j < len(tokens) and tokens[j] in _GIVE_VERBS:
             nxt_object = tokens[j + 1] if j + 1 < len(tokens) else ""

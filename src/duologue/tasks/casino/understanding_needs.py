@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from duologue.tasks.casino.rules import ISSUES
 from duologue.tasks.casino.understanding_words import FILLER, IMPLICIT_WORDS, NUMBER_WORDS, issue_of_word
 
 if TYPE_CHECKING:
@@ -58,6 +59,9 @@ _CUES: list[tuple[str, float]] = [
     (r"(second|middle|medium|moderate|next|somewhat|a little|a bit|kind of|sort of|then)", 1),
     (r"(need|needs|needed|want|wants|wanted|require|could use|would like|would love|hoping for|looking for|love|prefer|like)", 1.5),
     (r"(more|extra|additional)", 1),
+    (r"(mostly|mainly|primarily|most|especially|really) interested in", 3),
+    (r"interested in", 1.5),
+    (r"(over|around|by|at) (a |the |our |my )?(fire|fires|campfire|campfires|bonfire)", 1.5),
     (r"would (be|come in) (great|nice|awesome|wonderful|helpful|handy|appreciated|perfect|ideal|a big help|a great help|very helpful|really helpful)", 1.5),
     (r"(build|make|start|light|have)( a| some)?( \w+)? (fire|fires|campfire|campfires|bonfire)", 1.5),
 ]
@@ -223,6 +227,16 @@ def _read_sentence_needs(sentence: list[str], reading: Reading) -> None:
             reading.needs[issue] = reading.needs.get(issue, 0.0) + score
         carried, uncued = [], []
         last_issues = issues
+
+
+def _read_implied_first(joined: str, reading: Reading) -> None:
+    """"Firewood is my second preference and water is my third": the item left unnamed comes first."""
+    if not re.search(r"\bsecond\b", joined) or not re.search(r"\b(third|last|least)\b", joined):
+        return
+    named = set(reading.mentions)
+    if len(named) == 2:
+        (first,) = (i for i in ISSUES if i not in named)
+        reading.needs[first] = reading.needs.get(first, 0.0) + 3.0
 
 
 def _about_partner(clause_text: str) -> bool:

@@ -70,6 +70,7 @@ def normalize(text: str) -> str:
     """Lower case, common spellings joined, punctuation spaced out so tokens are clean."""
     text = text.lower().replace("’", "'").replace("‘", "'")
     text = re.sub(r"\bfire[\s-]+wood", "firewood", text)
+    text = re.sub(r"\b([a-z]{3,}),?\s+\1\b", r"\1", text)  # "really, really need"
     text = re.sub(r"\bh\s*2\s*o\b", "h2o", text)
     text = re.sub(r"\b(\d)\s*x\b", r"\1", text)  # "2x water"
     text = re.sub(r"#\s*1\b", " number one ", text)
