@@ -225,6 +225,11 @@ D, F, W = "Firewood", "Food", "Water"
         ("I can get you one package of water", {F: None, W: 2, D: None}),
         ("I would like to keep the food", {F: 3, W: None, D: None}),
         ("I really, really need 2 water", {F: None, W: 2, D: None}),
+        # counted words standing for the item named before
+        ("I need firewood the most but I am willing to let you have 2 of them", {F: None, W: None, D: 1}),
+        ("Food matters a lot to us. I would like all 3 packages, if that's okay with you?", {F: 3, W: None, D: None}),
+        ("Would you consider 3 packages of food?", {F: 3, W: None, D: None}),
+        ("I would love it if you stock me up with 3 packages of water and 2 packages of firewood", {F: None, W: 3, D: 2}),
         ("I'd prefer to take all of the firewood, split the food, and you could have all of the water.", {F: None, W: 0, D: 3}),
     ],
 )
@@ -263,6 +268,7 @@ def test_a_recipient_does_not_reach_into_the_next_statement(text, share):
         "Or I could do 3 firewood and 2 food.",  # another choice, not the offer
         "I don't think I can do 1 firewood.",
         "Maybe we could trade for some extra firewood to keep the fire going all night?",
+        "food and water are my top priorities, i'll need 2 of one of them at least",  # which one is open
         "If you need anything else, let me know!",
     ],
 )
@@ -288,6 +294,8 @@ def test_no_offer_is_invented(text):
         ("hi there! i'm mostly interested in wood", D),
         ("Firewood is my second preference and water is my third", F),
         ("We want to cook the fish we catch over a campfire every night", D),
+        ("I would greatly appreciate the firewood, I get cold so easily.", D),
+        ("I'm pretty water dependent if you couldn't tell.", W),
     ],
 )
 def test_reads_general_need_shapes(text, issue):

@@ -61,6 +61,8 @@ _CUES: list[tuple[str, float]] = [
     (r"(more|extra|additional)", 1),
     (r"(mostly|mainly|primarily|most|especially|really) interested in", 3),
     (r"interested in", 1.5),
+    (r"(greatly|really|truly|very much|so much) appreciate", 2),
+    (r"(dependent|reliant) on|\w+ dependent", 2),
     (r"(over|around|by|at) (a |the |our |my )?(fire|fires|campfire|campfires|bonfire)", 1.5),
     (r"would (be|come in) (great|nice|awesome|wonderful|helpful|handy|appreciated|perfect|ideal|a big help|a great help|very helpful|really helpful)", 1.5),
     (r"(build|make|start|light|have)( a| some)?( \w+)? (fire|fires|campfire|campfires|bonfire)", 1.5),

@@ -35,7 +35,7 @@ _THE = -1
 _OPENERS = {"how about", "what about", "maybe", "maybe i", "perhaps", "so", "ok so", "okay so", "then", "ok how", "okay how", "how bout"}
 """Sentence openings of a proposal that names no recipient: the items are the speaker's own ask."""
 _FIRE_WORDS = {"fire", "fires", "campfire", "campfires", "bonfire"}
-_VAGUE = re.compile(r"\b(one of us|either of us|whoever|one person|the other person)\b")
+_VAGUE = re.compile(r"\b(one of us|either of us|whoever|one person|the other person|of one of them|either of them)\b")
 
 
 def _stale(tokens: list[str], anchor: int, i: int) -> bool:
@@ -70,6 +70,16 @@ def _elided_take(tokens: list[str], i: int) -> int:
     if j < len(tokens) and tokens[j] in {"prefer", "need", "needing", "want", "wanting", "take", "taking", "keep", "keeping", "get", "getting"}:
         return j - i + 1
     return 0
+
+
+def _stands_for_last(tokens: list[str], i: int) -> bool:
+    """Whether token i is a counted word for the item named just before: "2 of them", "all 3 packages"."""
+    t = tokens[i]
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if t in {"them", "those"} and tokens[i - 1] == "of" and tokens[i - 2] in {"1", "2", "3", "one", "two", "three", "all"}:
+        return True
+    counted = tokens[i - 1] in {"1", "2", "3", "one", "two", "three"} or (tokens[i - 1] == "the" and tokens[i - 2] in {"all"})
+    return t in {"packages", "package", "bundles", "packs", "units"} and counted and nxt != "of" and not issue_of_word(nxt)
 
 
 def _opens_ask(tokens: list[str], start: int) -> bool:
@@ -226,6 +236,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             anchor = i
             continue
         issue = issue_of_word(t)
+        if issue is None and last_issue is not None and recipient in (_ME, _YOU) and _stands_for_last(tokens, i):
+            issue = last_issue  # "I need firewood the most but you can have 2 of them", "I would like all 3 packages"
         if issue is None and t == "woods" and _count_before(tokens, i, sentence_start) is not None:
             issue = "Firewood"  # "3 waters 2 woods"
         if issue is not None:
