@@ -230,6 +230,15 @@ D, F, W = "Firewood", "Food", "Water"
         ("Food matters a lot to us. I would like all 3 packages, if that's okay with you?", {F: 3, W: None, D: None}),
         ("Would you consider 3 packages of food?", {F: 3, W: None, D: None}),
         ("I would love it if you stock me up with 3 packages of water and 2 packages of firewood", {F: None, W: 3, D: 2}),
+        ("The firewood here is wet, so I'd like to keep at least one package of it.", {F: None, W: None, D: 1}),
+        # who takes, said with "-ing"
+        ("How would you feel about taking 1 firewood, 2 water and 2 food?", {F: 1, W: 1, D: 2}),
+        ("I could agree to you taking 2 food, 2 water, and 0 firewood", {F: 1, W: 1, D: 3}),
+        ("Can we make a deal for me having 3 water, 2 food and 2 firewood?", {F: 2, W: 3, D: 2}),
+        ("How does this sound? For me: 1 water, 2 firewood, 1 food. For you: 2 water, 1 firewood, 2 food", {F: 1, W: 1, D: 2}),
+        ("I won't take less than 2 waters.", {F: None, W: 2, D: None}),
+        ("I can manage with two packages of food for sure.", {F: 2, W: None, D: None}),
+        ("Would you be willing to lend me 3 foods and 2 waters?", {F: 3, W: 2, D: None}),
         ("I'd prefer to take all of the firewood, split the food, and you could have all of the water.", {F: None, W: 0, D: 3}),
     ],
 )

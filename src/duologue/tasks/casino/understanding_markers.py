@@ -14,8 +14,8 @@ _AUX = {"can", "could", "would", "will", "ll", "d", "should", "may", "might", "m
         "happily", "be", "love", "was", "is", "ideally", "personally", "at", "least", "willing", "able", "going", "gonna", "trying", "were",
         "guys", "folks", "all", "looking", "hoping", "planning", "happy", "glad", "ready", "maybe", "perhaps", "possibly", "please"}
 _TAKE_VERBS = {"get", "take", "keep", "have", "grab", "receive", "gets", "takes", "keeps", "having", "getting", "taking",
-               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receiving", "snag", "wanting", "choose", "pick", "use", "needing"}
-_GIVE_VERBS = {"give", "gives", "send", "leave", "let", "offer", "hand", "allow", "spare", "giving", "leaving", "offering", "sending", "gave", "leaves", "provide", "providing", "given"}
+               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receiving", "snag", "wanting", "choose", "pick", "use", "needing", "require", "required", "requires"}
+_GIVE_VERBS = {"give", "gives", "send", "leave", "let", "offer", "hand", "allow", "spare", "giving", "leaving", "offering", "sending", "gave", "leaves", "provide", "providing", "given", "lend"}
 _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("insist", "on"): 2, ("hoping", "for"): 2, ("hoping", "to", "get"): 3, ("hoping", "to", "take"): 3, ("hoping", "to", "have"): 3,
     ("happy", "with"): 2, ("fine", "with"): 2, ("ok", "with"): 2, ("okay", "with"): 2, ("good", "with"): 2, ("preference", "is"): 2,
@@ -23,7 +23,7 @@ _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("can", "i", "have"): 3, ("can", "i", "get"): 3, ("can", "i", "take"): 3, ("could", "i", "have"): 3, ("could", "i", "get"): 3,
     ("could", "i", "take"): 3, ("may", "i", "have"): 3, ("i", "propose"): 2, ("survive", "with", "less", "than"): 4, ("do", "with", "less", "than"): 4,
     ("with", "less", "than"): 3, ("able", "to", "have"): 3, ("able", "to", "get"): 3, ("able", "to", "take"): 3, ("make", "do", "with"): 3,
-    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("consider",): 1, ("me", "up", "with"): 3, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3,
+    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("take", "less", "than"): 3, ("accept", "less", "than"): 3, ("manage", "with"): 2, ("consider",): 1, ("me", "up", "with"): 3, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3,
 }
 """Phrases after which the items named go to the speaker ("I insist on 2 firewood", "hoping for two water")."""
 _YOU_PHRASES: dict[tuple[str, ...], int] = {
@@ -31,7 +31,7 @@ _YOU_PHRASES: dict[tuple[str, ...], int] = {
     ("for", "you", "to", "get"): 4, ("for", "you", "to", "have"): 4, ("for", "you", "to", "take"): 4, ("welcome", "to"): 2,
 }
 """Phrases after which the items named go to the partner ("so what you want is 2 more firewood")."""
-_GIFT_VERBS = {"give", "send", "offer", "provide", "hand", "spare", "giving", "sending", "offering", "providing"}
+_GIFT_VERBS = {"give", "send", "offer", "provide", "hand", "spare", "giving", "sending", "offering", "providing", "lend"}
 """Giving verbs whose subject is the speaker and whose object, when no person is named, is the partner."""
 _GIVE_UP: dict[tuple[str, ...], int] = {("let", "go", "of"): 3, ("letting", "go", "of"): 3, ("give", "up"): 2, ("giving", "up"): 2, ("part", "with"): 2, ("parting", "with"): 2}
 """Phrases after which the items named go to the partner (negated, they are read as a keeping first)."""
@@ -39,7 +39,7 @@ _KEEP_VERBS = ("give", "part", "spare", "share", "let", "offer", "trade", "budge
 """Giving verbs that, negated, keep the item with the speaker ("I won't part with any firewood")."""
 _TRADE_VERBS = {"trade", "swap", "exchange", "forfeit", "relinquish", "surrender"}
 _POSTFIX = {"for", "to"}
-_WISH_VERBS = {"want", "need", "like", "prefer", "wants", "needs", "use", "thinking", "needing"}
+_WISH_VERBS = {"want", "need", "like", "prefer", "wants", "needs", "use", "thinking", "needing", "require", "required", "requires"}
 _KEEP = "keep"
 """A negated giving: the items named stay with the speaker, all of them when no count is given."""
 _IMPERATIVE_OPENERS = {"fine", "ok", "okay", "then", "just", "please", ",", ".", "!", "so", "sure", "alright", "go", "ahead", "and"}
@@ -72,9 +72,11 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
             return _YOU, length, False
     if t in {"your", "my", "our"} and nxt in {"group", "family", "side", "camp", "team", "crew", "kids"} and i + 2 < len(tokens) and tokens[i + 2] in _TAKE_VERBS:
         return (_YOU if t == "your" else _ME), 3, False  # "your group taking all 3 food", "my group taking 2 water"
-    if t in {"receiving", "getting", "taking", "having"} and i >= 1 and tokens[i - 1] == "with":
-        # "how would you be with receiving two waters", "I'm fine with getting 2 food"
+    if t in {"receiving", "getting", "taking", "having"} and i >= 1 and tokens[i - 1] in {"with", "about"}:
+        # "how would you be with receiving two waters", "I'm fine with getting 2 food", "how about having ..."
         return (_YOU if any(w in _SUBJECT_YOU for w in tokens[max(0, i - 5) : i]) else _ME), 1, False
+    if t in {"receiving", "getting", "taking", "having"} and i >= 1 and tokens[i - 1] in _SUBJECT_ME | _SUBJECT_YOU:
+        return (_ME if tokens[i - 1] in _SUBJECT_ME else _YOU), 1, False  # "I could agree to you taking 2 food"
     if t in {"me", "you", "u"} and (i == 0 or tokens[i - 1] in {".", ",", "!", "?", "and", ":"}):
         k = i + 1 if i + 1 < len(tokens) and tokens[i + 1] in {":", "-", ","} else i
         if k + 1 < len(tokens) and tokens[k + 1] in {"0", "1", "2", "3", "one", "two", "three"}:
@@ -102,6 +104,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
             return _ME, 2, False
         if nxt in _SUBJECT_YOU:
             return _YOU, 2, False
+    if t in _POSTFIX and nxt in _SUBJECT_ME | _SUBJECT_YOU and tokens[i + 2 : i + 3] == [":"]:
+        return (_ME if nxt in _SUBJECT_ME else _YOU), 3, False  # "For me: 1 water, 2 firewood. For you: ..."
     # postfix: "2 water for me", "the rest to you"
     if t in _POSTFIX and nxt in (_SUBJECT_ME | _SUBJECT_YOU | {"yourself", "myself"}):
         return (_ME if nxt in _SUBJECT_ME else _YOU), 2, True

@@ -58,7 +58,7 @@ _INTERJECTIONS = {"no", "ok", "okay", "well", "hmm", "yes", "yeah", "sure", "alr
 _VERDICT = {"would", "will", "work", "works", "best", "be", "good", "great", "fine", "ideal", "perfect", "please", "okay", "ok", "then", "better"}
 """Words that may close a bare list ("2 firewood, 1 water, 1 food would work best")."""
 _PACKAGES = {"package", "packages", "pack", "packs", "packet", "packets", "unit", "units", "bundle", "bundles", "bottle", "bottles", "item", "items", "one", "1", "2", "3"}
-_ELLIPSIS_AUX = {"would", "will", "then", "also", "really", "still", "be", "d", "ll", "only", "just", "rather", "probably"}
+_ELLIPSIS_AUX = {"would", "will", "could", "can", "then", "also", "really", "still", "be", "d", "ll", "only", "just", "rather", "probably"}
 
 
 def _elided_take(tokens: list[str], i: int) -> int:
@@ -67,7 +67,7 @@ def _elided_take(tokens: list[str], i: int) -> int:
     j = i
     while j < len(tokens) and tokens[j] in _ELLIPSIS_AUX and j - i < 3:
         j += 1
-    if j < len(tokens) and tokens[j] in {"prefer", "need", "needing", "want", "wanting", "take", "taking", "keep", "keeping", "get", "getting"}:
+    if j < len(tokens) and tokens[j] in {"prefer", "need", "needing", "want", "wanting", "take", "taking", "keep", "keeping", "get", "getting", "use"}:
         return j - i + 1
     return 0
 
@@ -76,8 +76,10 @@ def _stands_for_last(tokens: list[str], i: int) -> bool:
     """Whether token i is a counted word for the item named just before: "2 of them", "all 3 packages"."""
     t = tokens[i]
     nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-    if t in {"them", "those"} and tokens[i - 1] == "of" and tokens[i - 2] in {"1", "2", "3", "one", "two", "three", "all"}:
-        return True
+    if "instead" in tokens[max(0, i - 5) : i]:
+        return False  # "2 firewood instead of all of it"
+    if t in {"them", "those", "it"} and tokens[i - 1] == "of" and (tokens[i - 2] == "all" or _count_before(tokens, i, 0) is not None):
+        return True  # "2 of them", "one package of it"
     counted = tokens[i - 1] in {"1", "2", "3", "one", "two", "three"} or (tokens[i - 1] == "the" and tokens[i - 2] in {"all"})
     return t in {"packages", "package", "bundles", "packs", "units"} and counted and nxt != "of" and not issue_of_word(nxt)
 
@@ -209,7 +211,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             subject = _ME if t in {"i", "we"} else _YOU
         if t in {"but", "and"} and subject is not None and (used := _elided_take(tokens, i + 1)):
             recipient, anchor = subject, i + 1 + used  # "I'm offering all the water, but wanting all the firewood"
-            wish = tokens[i + used] in {"prefer", "need", "needing", "want", "wanting"}
+            wish = tokens[i + used] in {"prefer", "need", "needing", "want", "wanting", "use"}
             i += 1 + used
             continue
         if t in _GIFT_VERBS and recipient == _ME and i + 1 < len(tokens) and tokens[i + 1] not in _SUBJECT_ME | _SUBJECT_YOU:
