@@ -431,7 +431,7 @@ class CraigslistModularAgent(ModularAgent):
         turns_left = observation.turns_left
         if "accept" in legal:
             pending = planner._pending_offer(observation)
-            if pending is not None and planner.within_limit(pending) and (planner._good_enough(pending, turns_left) or (turns_left is not None and turns_left <= 4)):
+            if pending is not None and (planner._takes_final(pending, turns_left) or (planner.within_limit(pending) and turns_left is not None and turns_left <= 4)):
                 return actions.Accept()
             planner.new_price = True
             return actions.Reject()
@@ -441,6 +441,12 @@ class CraigslistModularAgent(ModularAgent):
             return self._perform("insist" if planner.my_offer is not None and planner.my_price is not None else "unknown", observation)
         if turns_left is not None and turns_left <= 3:
             return self._endgame(observation, turns_left)
+        if planner.just_rejected and "offer" in legal:
+            # my offer was turned down: the planner's next offer is better for the partner, never the same again
+            planner.just_rejected = False
+            answer = planner._after_rejection()
+            if isinstance(answer, actions.Offer):
+                return answer
         act = self.choose_act(self.context(observation), self.allowed_acts(observation))
         return self._perform(act, observation)
 
@@ -471,6 +477,9 @@ class CraigslistModularAgent(ModularAgent):
             close = theirs is not None and abs(mine - theirs) <= 2 * planner._tolerance(turns_left)
             if planner.partner_agreed or close:
                 allowed.append("offer")
+        asked_again = planner.last_reading is not None and planner.last_reading.asks_price and planner.rounds >= 1
+        if mine is not None and planner.within_limit(mine) and (asked_again or planner.partner_agreed) and "offer" not in allowed:
+            allowed.append("offer")
         if planner.my_offer is not None and planner.offers_rejected == 0 and "offer" in allowed and not good:
             allowed.remove("offer")  # an offer of mine is still the last word
         if turns_left is not None and turns_left <= 8 and theirs is not None and not planner.within_limit(theirs) and mine is not None:
@@ -490,6 +499,9 @@ class CraigslistModularAgent(ModularAgent):
             if price_talk:
                 return price_talk
         reading = planner.last_reading if said[-1].party != self.party else None
+        if "offer" in allowed and reading is not None and mine is not None and planner.my_offer is None and not planner._was_rejected(mine):
+            if (reading.asks_price and planner.rounds >= 1) or planner.partner_agreed:
+                return ["offer"]  # asked again what I suggest, or a yes to my price: put it on the table
         if reading is not None and reading.question and not reading.leaving and reading.price is None:
             # a question is answered before anything else: the price when it asks the price, else an answer
             wanted = [a for a in allowed if a in PRICE_ACTS] if reading.asks_price else [a for a in allowed if a == "inform"]
