@@ -239,6 +239,13 @@ D, F, W = "Firewood", "Food", "Water"
         ("I won't take less than 2 waters.", {F: None, W: 2, D: None}),
         ("I can manage with two packages of food for sure.", {F: 2, W: None, D: None}),
         ("Would you be willing to lend me 3 foods and 2 waters?", {F: 3, W: 2, D: None}),
+        # an ask that starts mid-line, after a smiley, or closes with a verdict
+        ("I think we're getting closer to an agreement🙂 How about 1 firewood, 2 food, and one water?", {F: 2, W: 1, D: 1}),
+        ("3 food 2 waters would be a little more fair.", {F: 3, W: 2, D: None}),
+        ("okay 2 water 1 firewood and 1 food thats all", {F: 1, W: 2, D: 1}),
+        ("Would you be willing for me to take one food, two water and two firewood?", {F: 1, W: 2, D: 2}),
+        ("If you make it two food, we have a deal.", {F: 2, W: None, D: None}),
+        ("I really am looking for 3 firewood and 3 water. What are you looking for?", {F: None, W: 3, D: 3}),
         ("I'd prefer to take all of the firewood, split the food, and you could have all of the water.", {F: None, W: 0, D: 3}),
     ],
 )
@@ -278,6 +285,7 @@ def test_a_recipient_does_not_reach_into_the_next_statement(text, share):
         "I don't think I can do 1 firewood.",
         "Maybe we could trade for some extra firewood to keep the fire going all night?",
         "food and water are my top priorities, i'll need 2 of one of them at least",  # which one is open
+        "so how about one gets one firewood and two foods and the other one gets two firewoods and one food?",
         "If you need anything else, let me know!",
     ],
 )

@@ -23,7 +23,7 @@ _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("can", "i", "have"): 3, ("can", "i", "get"): 3, ("can", "i", "take"): 3, ("could", "i", "have"): 3, ("could", "i", "get"): 3,
     ("could", "i", "take"): 3, ("may", "i", "have"): 3, ("i", "propose"): 2, ("survive", "with", "less", "than"): 4, ("do", "with", "less", "than"): 4,
     ("with", "less", "than"): 3, ("able", "to", "have"): 3, ("able", "to", "get"): 3, ("able", "to", "take"): 3, ("make", "do", "with"): 3,
-    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("take", "less", "than"): 3, ("accept", "less", "than"): 3, ("manage", "with"): 2, ("consider",): 1, ("me", "up", "with"): 3, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3,
+    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("take", "less", "than"): 3, ("looking", "for"): 2, ("accept", "less", "than"): 3, ("manage", "with"): 2, ("consider",): 1, ("me", "up", "with"): 3, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3,
 }
 """Phrases after which the items named go to the speaker ("I insist on 2 firewood", "hoping for two water")."""
 _YOU_PHRASES: dict[tuple[str, ...], int] = {
@@ -64,7 +64,7 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
         if tuple(tokens[i : i + length]) == phrase and (not negated or "less" in phrase):  # "I can't do with less than 2 water"
             if phrase[-1] == "with" and i + length < len(tokens) and tokens[i + length] in {"you", "your", "that", "this", "it", "u"}:
                 break  # "okay with your group taking all 3 food" is about the partner's share
-            if phrase[0] not in {"i", "can", "could", "may", "in", "me", "consider"} and any(w in _SUBJECT_YOU for w in tokens[max(0, i - 3) : i]):
+            if phrase[0] not in {"i", "can", "could", "may", "in", "me", "consider", "for"} and phrase != ("make", "it") and any(w in _SUBJECT_YOU for w in tokens[max(0, i - 3) : i]):
                 break  # "would you be okay with 3 water" asks about the partner's share
             return _ME, length, False
     for phrase, length in _YOU_PHRASES.items():

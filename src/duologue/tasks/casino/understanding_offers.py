@@ -35,7 +35,7 @@ _THE = -1
 _OPENERS = {"how about", "what about", "maybe", "maybe i", "perhaps", "so", "ok so", "okay so", "then", "ok how", "okay how", "how bout"}
 """Sentence openings of a proposal that names no recipient: the items are the speaker's own ask."""
 _FIRE_WORDS = {"fire", "fires", "campfire", "campfires", "bonfire"}
-_VAGUE = re.compile(r"\b(one of us|either of us|whoever|one person|the other person|of one of them|either of them)\b")
+_VAGUE = re.compile(r"\b(one of us|either of us|whoever|one person|the other person|the other one|one gets|of one of them|either of them)\b")
 
 
 def _stale(tokens: list[str], anchor: int, i: int) -> bool:
@@ -55,7 +55,8 @@ def _stale(tokens: list[str], anchor: int, i: int) -> bool:
 
 
 _INTERJECTIONS = {"no", "ok", "okay", "well", "hmm", "yes", "yeah", "sure", "alright", ",", "oh", "ah", "sorry"}
-_VERDICT = {"would", "will", "work", "works", "best", "be", "good", "great", "fine", "ideal", "perfect", "please", "okay", "ok", "then", "better"}
+_VERDICT = {"would", "will", "work", "works", "best", "be", "good", "great", "fine", "ideal", "perfect", "please", "okay", "ok", "then", "better",
+            "fair", "fairer", "a", "little", "bit", "more", "is", "alright", "thats", "that", "s", "all"}
 """Words that may close a bare list ("2 firewood, 1 water, 1 food would work best")."""
 _PACKAGES = {"package", "packages", "pack", "packs", "packet", "packets", "unit", "units", "bundle", "bundles", "bottle", "bottles", "item", "items", "one", "1", "2", "3"}
 _ELLIPSIS_AUX = {"would", "will", "could", "can", "then", "also", "really", "still", "be", "d", "ll", "only", "just", "rather", "probably"}
@@ -172,16 +173,21 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
     vague = _vague_sentence(tokens, 0)
     while i < len(tokens):
         t = tokens[i]
-        if t in _ENDS or (t == "-" and i + 1 < len(tokens) and _opens_ask(tokens, i + 1)):
+        opens = t in {"how", "what"} and tokens[i + 1 : i + 2] in (["about"], ["bout"]) and i > sentence_start and tokens[i - 1] not in _INTERJECTIONS and recipient is None
+        if t in _ENDS or opens or (t == "-" and i + 1 < len(tokens) and _opens_ask(tokens, i + 1)):
+            # "... getting closer to an agreement how about 1 firewood, 2 food, and one water?": a new ask starts
             if pending and not marked and _own_ask(tokens, sentence_start, pending_at, i):
                 assign(_ME, pending)  # "maybe 2 firewood, 2 water and a food?": the speaker's own ask
             else:
                 dropped.extend(pending)
             if t != "?":
                 orphans.extend(c for c in dropped if c[1] != _THE)
-            recipient, pending, dropped, sentence_start, either, marked, subject = None, [], [], i + 1, False, False, None
-            vague = _vague_sentence(tokens, i + 1)
-            i += 1
+            nxt_start = i if opens else i + 1
+            recipient, pending, dropped, sentence_start, either, marked, subject = None, [], [], nxt_start, False, False, None
+            vague = _vague_sentence(tokens, nxt_start)
+            i = nxt_start if opens else i + 1
+            if opens:
+                i += 2  # past "how about"
             continue
         if vague:
             i += 1
