@@ -36,3 +36,38 @@ def test_admin_counts_update_live_and_a_bad_study_is_shown_inline(server, page_f
     box, area = admin.locator("#study-errors").bounding_box(), admin.locator("#study-text").bounding_box()
     assert box and area and box["x"] + box["width"] <= width + 1 and area["x"] + area["width"] <= width + 1
     admin.screenshot(path=str(shots / f"admin-bad-study-{width}.png"), full_page=True)
+
+
+BAD_SETTINGS = [
+    ("task: no-such-task-v0\n", "task", "unknown task"),
+    ("task_options: {colour: blue}\n", "task_options.colour", "colour"),
+    ("partners: [{kind: human}, {kind: bot, agent: telepath}]\n", "partners.1.agent", "cannot be built"),
+    ("quotas: {bot:random: 3}\n", "quotas.bot:random", "no partner of that kind"),
+    ("scenarios: {source: corpus, corpus: casino, path: /nowhere/casino.json}\n", "scenarios.path", "does not exist"),
+    ("scenarios: {source: corpus, corpus: klingon, path: .}\n", "scenarios.corpus", "unknown corpus"),
+    ("questionnaire: no-such-form\n", "questionnaire", "unknown questionnaire"),
+    ("human_party: referee\n", "human_party", "not a party"),
+    ("protocol: {consent: /nowhere/consent.txt}\n", "protocol.consent", "no such file"),
+]
+
+
+@pytest.mark.parametrize("setting,field,words", BAD_SETTINGS, ids=[field for _, field, _ in BAD_SETTINGS])
+def test_each_kind_of_bad_setting_is_refused_on_the_admin_page_with_its_field(server, page_factory, setting, field, words):
+    """Typed into the admin page in Chromium, each bad setting is refused beside the text, naming its field;
+    the study is not added (its lobby does not exist) and the text stays for fixing."""
+    admin = page_factory(1280, 800, False)
+    admin.goto(f"{server}/admin?token={ADMIN}")
+    study_id = f"bad-{field.replace('.', '-').replace(':', '-')}"
+    base = {"id": study_id, "task": "casino-v0", "partners": "[{kind: human}, {kind: bot, agent: rule}]", "quotas": "{bot:rule: 5}"}
+    key = setting.split(":", 1)[0]
+    lines = [f"{k}: {v}" for k, v in base.items() if k != key]
+    text = "\n".join(lines) + "\n" + setting
+    admin.locator("#study-text").fill(text)
+    admin.locator("#study-form button[type=submit]").click()
+    errors = admin.locator("#study-errors")
+    expect(errors).to_contain_text(f"{field}: ", timeout=15_000)
+    assert words in errors.inner_text().lower(), errors.inner_text()
+    expect(admin.locator("#study-text")).to_have_value(text)
+    page = page_factory()
+    response = page.goto(f"{server}/study/{study_id}?participant=someone")
+    assert response is not None and response.status == 404, f"{study_id} was added: {response and response.status}"
