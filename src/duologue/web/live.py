@@ -114,6 +114,8 @@ class LiveDialogue(Presence, Bots, Clocks):
         self.runner: asyncio.Task | None = None
         self.dirty = False
         """The engine is ahead of the database (a store failed): rebuild it before anything else."""
+        self.schemas: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
+        """Per party: the action schema of the engine's current state (`schema`)."""
         self.presence_checked = float("-inf")
         """Monotonic time of the last look at presence in Redis (several workers)."""
         settings = hub.settings
@@ -143,7 +145,7 @@ class LiveDialogue(Presence, Bots, Clocks):
             "items": self.task.items(observation),
             "events": [{**e.model_dump(mode="json"), "own": e.party == party} for e in observation.transcript],
             "legal": observation.legal,
-            "schema": self.task.action_schema(party) if not done else moves.action_schema([]),
+            "schema": self.schema(party) if not done else moves.action_schema([]),
             **page_info(task_spec_of(self.task)),
             "turn": observation.turn,
             "turns_left": observation.turns_left,
@@ -156,6 +158,16 @@ class LiveDialogue(Presence, Bots, Clocks):
             "questionnaire_url": f"/questionnaire/{seat.token}" if done else None,
             "max_message_chars": self.hub.settings.max_message_chars,
         }
+
+    def schema(self, party: str) -> dict[str, Any]:
+        """`Task.action_schema(party)`, computed once per state: every frame and move check of the
+        same state shares it (a split enumerates its combinations; a view is built per frame)."""
+        key = (party, id(self.task), len(self.task.events), self.task.done)
+        cached = self.schemas.get(party)
+        if cached is None or cached[0] != key:
+            cached = (key, self.task.action_schema(party))
+            self.schemas[party] = cached
+        return cached[1]
 
     async def send(self, party: str, message: dict[str, Any]) -> None:
         """To this worker's connections of `party`."""
@@ -271,7 +283,7 @@ class LiveDialogue(Presence, Bots, Clocks):
         """Refuse (422, with the field and why) a move of a kind allowed now whose fields break the
         task's action schema (`Task.action_schema`: bounds, a split that must add up, a row of the
         party's own list). A kind not allowed now is left to the engine (409, its own reason)."""
-        schema = self.task.action_schema(party)
+        schema = self.schema(party)
         if moves.option(schema, action.kind) is None:
             return
         problem = moves.validate(schema, sent)
