@@ -91,7 +91,10 @@ def pattern(summary: dict) -> None:
         cell = {agent: figures for (t, p, agent), figures in summary.items() if (t, p) == (task_id, partner)}
         if not {"modular", "rl:utility", "rl:fairness", "rl:length"} <= set(cell):
             continue
-        mean = lambda agent, figure: cell[agent][figure][0]  # noqa: E731
+
+        def mean(agent: str, figure: str, cell: dict = cell) -> float:
+            return cell[agent][figure][0]
+
         others = [a for a in cell if a != "rl:utility"]
         checks = {
             "RL-utility earns the most per agreed game": all(mean("rl:utility", "own_agreed") >= mean(a, "own_agreed") for a in others),

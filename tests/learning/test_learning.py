@@ -33,12 +33,20 @@ def test_rewards_follow_cocoa():
     assert reward("utility", deal, "b") == pytest.approx(-0.4)
     assert reward("fairness", deal, "a") == pytest.approx(2 - 0.4)  # 2 - |utility| on a zero-sum price
     assert reward("length", deal, "a") == pytest.approx(1.2)
+    assert reward("fairness", dialogue({"a": 0.0, "b": 0.0}, True), "a") == 2.0  # the midpoint price: even
     assert reward("joint", dialogue({"a": 20, "b": 18}, True), "a") == 38
     none = dialogue({"a": 5, "b": 5}, False)
     assert reward("utility", none, "a") == 4.5  # the walk-away points the rules grant, minus CoCoA's -0.5
     assert reward("fairness", none, "a") == reward("length", none, "a") == -0.5
     with pytest.raises(ValueError, match="unknown reward"):
         reward("speed", deal, "a")
+
+
+def test_fairness_on_points_is_the_share_gap_and_beats_no_deal():
+    assert reward("fairness", dialogue({"a": 20, "b": 20}, True), "a") == 2.0
+    assert reward("fairness", dialogue({"a": 24, "b": 16}, True), "b") == pytest.approx(2 - 8 / 40)
+    lopsided = reward("fairness", dialogue({"a": 30, "b": 6}, True), "a")  # a raw gap of 24 points
+    assert 1.0 <= lopsided < 2.0 and lopsided > reward("fairness", dialogue({"a": 5, "b": 5}, False), "a")
 
 
 def test_a_fresh_policy_is_the_supervised_one_and_survives_a_file(tmp_path):

@@ -6,7 +6,10 @@ deal gets CoCoA's -0.5 (added to the task's own no-deal score for `utility` and 
 walk-away value the rules grant still counts).
 
 * utility: own score;
-* fairness: 2 - |own - other| / 2 (CoCoA's 2 - |utility| on a zero-sum normalised price);
+* fairness: 2 - the gap between the two scores, in [1, 2] for a deal: CoCoA's 2 - |utility| on a
+  zero-sum normalised price (|own - other| / 2), and on points both sides keep (both scores >= 0)
+  the gap as a share of the total, |own - other| / (own + other), so a deal is never worth less
+  than no deal (a raw points gap of 6 would score below -0.5) and the scenario's size drops out;
 * length: the number of moves, in tens;
 * joint: own + other (the points both sides take home).
 """
@@ -38,9 +41,16 @@ def utility(dialogue: Dialogue, party: str) -> float:
     return own if agreed else own + NO_DEAL
 
 
+def gap(own: float, theirs: float) -> float:
+    """How unequal a deal is, 0 (even) to about 1: the share gap on points, half the spread on a zero-sum score."""
+    if own >= 0 and theirs >= 0 and own + theirs > 0:
+        return abs(own - theirs) / (own + theirs)
+    return abs(own - theirs) / 2.0
+
+
 def fairness(dialogue: Dialogue, party: str) -> float:
     own, theirs, agreed = _scores(dialogue, party)
-    return 2.0 - abs(own - theirs) / 2.0 if agreed else NO_DEAL
+    return 2.0 - gap(own, theirs) if agreed else NO_DEAL
 
 
 def length(dialogue: Dialogue, party: str) -> float:
