@@ -16,7 +16,7 @@ from duologue.core.task import Observation
 from duologue.tasks import make
 from duologue.tasks.casino.agents import CasinoRuleAgent
 from duologue.tasks.casino.rules import points
-from duologue.tasks.casino.task import private_view, public_view
+from duologue.tasks.casino.task import pending_deal, private_view, public_view
 from duologue.tasks.casino.understanding import _read, is_sarcastic, read
 from duologue.tasks.casino.understanding_eval import load_set, score
 
@@ -169,6 +169,91 @@ def test_concessions_never_move_backwards_after_a_rejection(seed):
     offered = [points(e.theirs, priorities) for e in dialogue.events if isinstance(e, SubmitDeal) and e.party == BOT]
     assert any(isinstance(e, RejectDeal) for e in dialogue.events) and len(offered) >= 2
     assert offered == sorted(offered), offered
+
+
+class Firm(Agent):
+    """Says its lines in order, then `ok`; accepts a deal worth at least `wants` points to it, rejects the rest."""
+
+    name = "firm"
+
+    def __init__(self, lines, wants):
+        self.lines, self.wants = list(lines), wants
+
+    def act(self, observation: Observation) -> actions.Action:
+        if "accept-deal" in observation.legal:
+            deal = pending_deal(observation.transcript)
+            worth = points(deal.theirs, observation.private["priorities"])
+            return actions.AcceptDeal() if worth >= self.wants else actions.RejectDeal()
+        return actions.Say(text=self.lines.pop(0) if self.lines else "ok")
+
+
+def play_firm(lines, wants, seed=0, bot_ranking=("Water", "Food", "Firewood"), person_ranking=("Water", "Firewood", "Food")):
+    task = make("casino-v0", first=PERSON)
+    agents = {BOT: make_agent("rule", task), PERSON: Firm(lines, wants)}
+    return play_episode(task, agents, seed=seed, scenario=scenario(bot_ranking, person_ranking))
+
+
+def bot_moves_after(dialogue, line):
+    at = next(k for k, e in enumerate(dialogue.events) if isinstance(e, Message) and e.text == line)
+    return [e for e in dialogue.events[at + 1 :] if e.party == BOT]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_after_one_proposal_in_words_the_next_goes_on_the_table(seed):
+    lines = ["Hi! How are you?", "We will be hiking a lot, so water would really help us.", "We are leaving on Friday.", "We have three kids with us."]
+    dialogue = play_firm(lines, wants=0, seed=seed)
+    moves = [e for e in dialogue.events if e.party == BOT]
+    said = next(k for k, e in enumerate(moves) if isinstance(e, Message) and read(e.text).complete_proposal)
+    assert isinstance(moves[said + 1], SubmitDeal), moves[said + 1]  # not another proposal in words
+    assert dialogue.outcome.agreed
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_refusal_in_words_is_answered_in_words_with_a_concession(seed):
+    line = "No, that doesn't work for me at all."
+    dialogue = play_firm(["Hi! Water is what we need most, then firewood.", line], wants=0, seed=seed)
+    reply = bot_moves_after(dialogue, line)[0]
+    assert isinstance(reply, Message) and read(reply.text).complete_proposal is not None
+    priorities = dialogue.scenario.private[PERSON]["priorities"]
+    offers = [{i: 3 - n for i, n in read(e.text).complete_proposal.items()} for e in dialogue.events if e.party == BOT and isinstance(e, Message) and read(e.text).complete_proposal]
+    assert points(offers[-1], priorities) >= points(offers[0], priorities)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_firm_partner_is_met_before_the_talk_runs_out(seed):
+    """Concessions grow after repeated refusals, so a partner holding out for a lot still gets a deal in time."""
+    lines = ["Hi! Water matters most to us, then firewood.", "We need a lot this trip.", "Sorry, I need more than that."]
+    dialogue = play_firm(lines, wants=24, seed=seed)
+    assert dialogue.outcome.agreed and len(dialogue.events) <= 30
+    priorities = dialogue.scenario.private[PERSON]["priorities"]
+    offered = [points(e.theirs, priorities) for e in dialogue.events if isinstance(e, SubmitDeal) and e.party == BOT]
+    assert offered == sorted(offered), offered  # each step a concession, never a step back
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_it_never_concedes_past_what_the_partner_asked_for(seed):
+    ask = "How about I take 1 food, 2 water and 2 firewood, and you get 2 food, 1 water and 1 firewood?"
+    dialogue = play_firm(["Hi! Water matters most to us, then firewood.", ask], wants=99, seed=seed, bot_ranking=("Food", "Water", "Firewood"))
+    mine = dialogue.scenario.private[BOT]["priorities"]
+    asked_for = {"Food": 2, "Water": 1, "Firewood": 1}  # what the person's ask leaves the bot
+    deals = [dict(e.mine) for e in dialogue.events if isinstance(e, SubmitDeal) and e.party == BOT]
+    assert asked_for in deals, deals
+    before = deals[: deals.index(asked_for)]
+    assert all(points(d, mine) >= points(asked_for, mine) for d in before), deals  # no worse for the bot until its ask was refused
+
+
+def test_an_unacceptable_deal_is_countered_with_its_own_offer_not_a_meagre_improvement():
+    task = make("casino-v0", first=PERSON)
+    task.reset(seed=0, scenario=scenario(("Food", "Firewood", "Water"), ("Water", "Firewood", "Food")))
+    bot = make_agent("rule", task)
+    bot.reset(task, BOT, random.Random(0))
+    greedy = {"Food": 2, "Water": 3, "Firewood": 2}  # 9 points to the bot; "improvable" to 10 for it at no cost to the person
+    task.step(actions.SubmitDeal(mine=greedy, theirs={i: 3 - n for i, n in greedy.items()}), PERSON)
+    assert isinstance(bot.act(task.observe(BOT)), actions.RejectDeal)
+    task.step(actions.RejectDeal(), BOT)
+    counter = bot.act(task.observe(BOT))
+    share = dict(counter.mine) if isinstance(counter, actions.SubmitDeal) else read(counter.text).complete_proposal
+    assert share is not None and points(share, task.scenario.private[BOT]["priorities"]) >= 15, counter
 
 
 def test_the_frontier_is_cached_per_belief_state():
