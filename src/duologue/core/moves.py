@@ -15,6 +15,7 @@ The helpers here read only the small part of JSON Schema that move schemas use: 
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import random
 from typing import Any, Iterable
@@ -70,7 +71,15 @@ def move(kind: str, properties: dict[str, Schema] | None = None, *, title: str |
 
 
 def from_action(cls: type[Action]) -> Schema:
-    """A default move schema from an action class's own fields (no task bounds)."""
+    """A default move schema from an action class's own fields (no task bounds).
+
+    Built once per class (pydantic's schema generation costs about 2 ms, and live play asks for
+    a schema at every move); each call gets its own copy to change."""
+    return copy.deepcopy(_from_action(cls))
+
+
+@functools.lru_cache(maxsize=None)
+def _from_action(cls: type[Action]) -> Schema:
     kind = cls.model_fields["kind"].default
     full = cls.model_json_schema()
     defs = full.get("$defs", {})
