@@ -30,7 +30,8 @@ How it plays (each step reads only its `Observation`):
    for both (people's splits are often not Pareto optimal) is turned down and the improvement
    submitted, unless that improvement is worth less to it than its own next offer. Otherwise it
    rejects and counters. Nothing is built from a sentence the reader marks as negated or sarcastic
-   ("I can't give you any of the water" keeps the water with the partner; "oh sure, you take ALL the food, that's totally fair :/" is a refusal).
+   ("I can't give you any of the water" keeps the water with the partner; "oh sure, you take ALL
+   the food, that's totally fair :/" is a refusal).
 6. Walks away only as a last resort: when turns are nearly gone and the deal on the table is worth
    less than walking away.
 
