@@ -113,17 +113,24 @@ def split(kind: str, pool: dict[str, int], *, mine: str = "mine", theirs: str = 
     (an LLM's constrained output) cannot write one that does not add up.
     """
     out = move(kind, {mine: counts(pool), theirs: counts(pool)}, description=description)
-    items = list(pool)
     total = 1
     for n in pool.values():
         total *= n + 1
     if total <= MAX_ENUMERATED:
-        out["anyOf"] = [
-            {"properties": {mine: {"const": dict(zip(items, took, strict=True))}, theirs: {"const": {i: pool[i] - t for i, t in zip(items, took, strict=True)}}}}
-            for took in itertools.product(*(range(pool[i] + 1) for i in items))
-        ]
+        out["anyOf"] = list(_combinations(tuple(pool.items()), mine, theirs))
     out["x-complement"] = {"of": mine, "is": theirs, "pool": dict(pool)}
     return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _combinations(pool: tuple[tuple[str, int], ...], mine: str, theirs: str) -> tuple[Schema, ...]:
+    """Every split of a pool as `anyOf` alternatives; made once per pool and shared (read-only)."""
+    items = [item for item, _ in pool]
+    whole = dict(pool)
+    return tuple(
+        {"properties": {mine: {"const": dict(zip(items, took, strict=True))}, theirs: {"const": {i: whole[i] - t for i, t in zip(items, took, strict=True)}}}}
+        for took in itertools.product(*(range(whole[i] + 1) for i in items))
+    )
 
 
 def action_schema(moves: Iterable[Schema]) -> Schema:
@@ -189,7 +196,7 @@ def complete(move_schema: Schema, partial: dict[str, Any]) -> dict[str, Any]:
             if all(done.get(k, fixed[k]) == fixed[k] for k in fixed):
                 matching.append(fixed)
         if len(matching) == 1:
-            done.update(matching[0])
+            done.update(copy.deepcopy(matching[0]))  # the listed combinations are shared
     for name, prop in move_schema.get("properties", {}).items():
         if name not in done and "const" in prop:
             done[name] = prop["const"]

@@ -18,8 +18,11 @@ The client applies a delta only when its `seq` follows the last one it applied; 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 EVENTS = "events"
 
@@ -93,3 +96,13 @@ def apply(state: dict[str, Any], frame: dict[str, Any]) -> dict[str, Any]:
 
 
 _MISSING = object()
+
+
+def encode(frame: dict[str, Any]) -> str:
+    """A frame as JSON text: orjson (several times faster than the standard library, which the
+    websocket's own `send_json` uses), falling back to it for what orjson refuses (an integer
+    beyond 64 bits)."""
+    try:
+        return orjson.dumps(frame).decode()
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))

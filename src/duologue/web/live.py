@@ -34,6 +34,7 @@ from duologue.web.cluster import ClusterUnavailable
 from duologue.web.clocks import Clocks
 from duologue.web.payments import set_aside
 from duologue.web.presence import Occupant, Presence
+from duologue.web.deltas import encode
 from duologue.web.replay import ReplayClock, ReplayMismatch, replay
 from duologue.web.storage import EventConflict, StorageUnavailable
 from duologue.web.study import Study
@@ -173,7 +174,7 @@ class LiveDialogue(Presence, Bots, Clocks):
         """To this worker's connections of `party`."""
         for connection in list(self.occupants[party].connections):
             try:
-                await connection.send_json(message)
+                await connection.send_text(encode(message))
             except Exception:  # noqa: BLE001  a socket closing while we write: its handler cleans up
                 self.occupants[party].connections.discard(connection)
 
@@ -189,7 +190,7 @@ class LiveDialogue(Presence, Bots, Clocks):
                 view = self.view(occupant.seat.party)
                 for connection in list(occupant.connections):
                     try:
-                        await connection.send_json(occupant.frames.frame(connection, view))
+                        await connection.send_text(encode(occupant.frames.frame(connection, view)))
                     except Exception:  # noqa: BLE001  a socket closing while we write: its handler cleans up
                         occupant.connections.discard(connection)
                         occupant.frames.forget(connection)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from duologue.core.agent import Agent
 from duologue.web.cluster import ClusterUnavailable
-from duologue.web.deltas import FrameLog
+from duologue.web.deltas import FrameLog, encode
 from duologue.web.storage import Seat
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ PRESENCE_SECONDS = 1.0
 class Connection(Protocol):
     """What the live layer needs from a websocket."""
 
-    async def send_json(self, data: Any) -> None: ...
+    async def send_text(self, data: str) -> None: ...
 
 
 @dataclass
@@ -90,12 +90,12 @@ class Presence(LiveParts):
             occupant.frames.subscribe(connection)
         occupant.away_since = None
         await self.hub.mark_present(self.id, party, True)
-        await connection.send_json(occupant.frames.full(connection, self.view(party)))
+        await connection.send_text(encode(occupant.frames.full(connection, self.view(party))))
         await self._tell_partner(party, True)
 
     async def resend(self, party: str, connection: Connection) -> None:
         """The whole view again to one connection (it asked for a resync, or may have missed a frame)."""
-        await connection.send_json(self.occupants[party].frames.full(connection, self.view(party)))
+        await connection.send_text(encode(self.occupants[party].frames.full(connection, self.view(party))))
 
     async def disconnect(self, party: str, connection: Connection) -> None:
         occupant = self.occupants[party]
