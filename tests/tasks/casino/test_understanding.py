@@ -331,3 +331,13 @@ def test_reads_general_need_shapes(text, issue):
 )
 def test_no_top_need_is_invented(text):
     assert read(text).top_need() is None
+
+
+@pytest.mark.parametrize("text", ["Hmm, let me think about it.", "Hmm, let me think.", "hmm let me see", "Hmm, give me a minute"])
+def test_hesitation_is_not_a_refusal(text):
+    reading = read(text)
+    assert not reading.disagrees and not reading.agrees
+
+
+def test_hmm_with_a_complaint_still_refuses():
+    assert read("Hmm, that is a lot to ask.").disagrees

@@ -190,6 +190,7 @@ _DISAGREE = re.compile(
 
 
 _WEAK_REFUSALS = {"hmm", "sorry", "no"}
+_HESITATION = re.compile(r"\b(let me (think|see|consider)|i will think|i ll think|i need to think|thinking about it|give me a (second|minute|moment))\b")
 _CLEAR_AGREEMENT = re.compile(r"\b(i can do that|that works|works for me|sounds good|sounds great|(?<!no )deal|i agree|agreed|i accept|fine by me|happy with that)\b")
 
 
@@ -199,6 +200,8 @@ def _stance(joined: str) -> tuple[bool, bool]:
     disagree = _DISAGREE.search(joined)
     if agree and disagree and all(m.group(0) in _WEAK_REFUSALS for m in _DISAGREE.finditer(joined)) and _CLEAR_AGREEMENT.search(joined):
         disagree = None  # "Hmm. I think I can do that."
+    if disagree and all(m.group(0) == "hmm" for m in _DISAGREE.finditer(joined)) and _HESITATION.search(joined):
+        disagree = None  # "Hmm, let me think about it." hesitates; it turns nothing down
     if agree and re.search(r"\bno deal\b|\bnot (a )?deal\b", joined):
         agree = None
     if agree and re.search(r"\bbut\b", joined[agree.end():]):
