@@ -21,10 +21,11 @@ up to date and how a worker takes over the dialogues of one that died. A move ma
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from duologue.core import actions, moves
 from duologue.core.schema import Dialogue, Event, Outcome
@@ -163,7 +164,7 @@ class LiveDialogue(Presence, Bots, Clocks):
     def schema(self, party: str) -> dict[str, Any]:
         """`Task.action_schema(party)`, computed once per state: every frame and move check of the
         same state shares it (a split enumerates its combinations; a view is built per frame)."""
-        key = (party, id(self.task), len(self.task.events), self.task.done)
+        key = (id(self.task), len(self.task.events), self.task.done)
         cached = self.schemas.get(party)
         if cached is None or cached[0] != key:
             cached = (key, self.task.action_schema(party))
@@ -172,11 +173,16 @@ class LiveDialogue(Presence, Bots, Clocks):
 
     async def send(self, party: str, message: dict[str, Any]) -> None:
         """To this worker's connections of `party`."""
-        for connection in list(self.occupants[party].connections):
+        await self._deliver(self.occupants[party], lambda _connection: message)
+
+    async def _deliver(self, occupant: Occupant, frame_for: Callable[[Any], dict[str, Any]]) -> None:
+        """Each of `occupant`'s connections here gets its own frame; a socket that fails is dropped."""
+        for connection in list(occupant.connections):
             try:
-                await connection.send_text(encode(message))
+                await connection.send_text(encode(frame_for(connection)))
             except Exception:  # noqa: BLE001  a socket closing while we write: its handler cleans up
-                self.occupants[party].connections.discard(connection)
+                occupant.connections.discard(connection)
+                occupant.frames.forget(connection)
 
     async def send_everywhere(self, party: str, message: dict[str, Any]) -> None:
         """To every connection of `party`, on this worker and (multi-process) on the others."""
@@ -188,12 +194,7 @@ class LiveDialogue(Presence, Bots, Clocks):
         for occupant in self.occupants.values():
             if occupant.seat.kind == "human" and occupant.connections:
                 view = self.view(occupant.seat.party)
-                for connection in list(occupant.connections):
-                    try:
-                        await connection.send_text(encode(occupant.frames.frame(connection, view)))
-                    except Exception:  # noqa: BLE001  a socket closing while we write: its handler cleans up
-                        occupant.connections.discard(connection)
-                        occupant.frames.forget(connection)
+                await self._deliver(occupant, functools.partial(occupant.frames.frame, view=view))
 
     async def changed(self) -> None:
         """After a change: new views here, and a word to the other workers to show theirs.

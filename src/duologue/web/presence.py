@@ -90,7 +90,7 @@ class Presence(LiveParts):
             occupant.frames.subscribe(connection)
         occupant.away_since = None
         await self.hub.mark_present(self.id, party, True)
-        await connection.send_text(encode(occupant.frames.full(connection, self.view(party))))
+        await self.resend(party, connection)
         await self._tell_partner(party, True)
 
     async def resend(self, party: str, connection: Connection) -> None:

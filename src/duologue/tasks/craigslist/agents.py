@@ -468,10 +468,9 @@ class CraigslistRuleAgent(RuleWording, Agent):
         if self.my_price is None:
             self.my_price = self._round(self.opening)
             return self._say(self._price_text(self.my_price))
-        asked_again = flexible  # I said my price and they ask again what I suggest
         if flexible and self.rounds == 0:
             self.rounds += 1
             self.my_price = self._concede()
-        if asked_again and self.my_offer is None and self.within_limit(self.my_price) and not self._was_rejected(self.my_price):
+        if flexible and self.my_offer is None and self.within_limit(self.my_price) and not self._was_rejected(self.my_price):
             return self._offer(self.my_price)
         return self._say(self._price_text(self.my_price))

@@ -478,7 +478,8 @@ class CraigslistModularAgent(ModularAgent):
             if planner.partner_agreed or close:
                 allowed.append("offer")
         asked_again = planner.last_reading is not None and planner.last_reading.asks_price and planner.rounds >= 1
-        if mine is not None and planner.within_limit(mine) and (asked_again or planner.partner_agreed) and "offer" not in allowed:
+        asked_or_told_yes = asked_again or planner.partner_agreed
+        if mine is not None and planner.within_limit(mine) and asked_or_told_yes and "offer" not in allowed:
             allowed.append("offer")
         if planner.my_offer is not None and planner.offers_rejected == 0 and "offer" in allowed and not good:
             allowed.remove("offer")  # an offer of mine is still the last word
@@ -500,7 +501,7 @@ class CraigslistModularAgent(ModularAgent):
                 return price_talk
         reading = planner.last_reading if said[-1].party != self.party else None
         if "offer" in allowed and reading is not None and mine is not None and planner.my_offer is None and not planner._was_rejected(mine):
-            if (reading.asks_price and planner.rounds >= 1) or planner.partner_agreed:
+            if asked_or_told_yes:
                 return ["offer"]  # asked again what I suggest, or a yes to my price: put it on the table
         if reading is not None and reading.question and not reading.leaving and reading.price is None:
             # a question is answered before anything else: the price when it asks the price, else an answer
