@@ -47,6 +47,7 @@ MIN_UNMARKED_RATIO = 0.1
 YEARS = (1950, 2035)
 SMALL_MARGIN = 20.0
 """For cheap listings, a price written as money may exceed `max_ratio` times the listing by this much."""
+MILEAGE = frozenset({"miles", "mileage", "millage", "milage", "odometer", "clock"})
 COUNTED = frozenset({"the", "them", "these", "those", "my", "your", "our", "its", "it", "each"})
 
 UNITS = frozenset(
@@ -103,29 +104,35 @@ NEW_ONES = frozenset({"one", "ones", "they", "it", "these", "those", "cost", "co
 """After `new`, words that make the price what a new one costs (`new ones sell for 300`, `I got it new for 300`)."""
 PAST_PRICE = frozenset({"bought", "purchased", "spent", "retail", "retails", "msrp", "originally"})
 """Words that anywhere in the clause before a price make it what something cost (`I bought an S6 last week for $30`)."""
-OTHER_COSTS = frozenset({"deposit", "deposits", "fee", "fees", "tax", "taxes", "shipping", "utilities", "insurance", "mover", "movers"})
-"""Words right before or after a price that make it the price of something else (`the deposit is $500`, `$50 fee`)."""
+OTHER_COSTS = frozenset({"deposit", "deposits", "fee", "fees", "tax", "taxes", "shipping", "utilities", "insurance", "mover", "movers", "bill", "bills"})
+"""Words just before or right after a price that make it the price of something else (`the deposit is $500`, `$50 fee`,
+`the bill shouldn't be more than 10$`)."""
 QUOTED = re.compile(
     r"(?:you(?:'re| are| r)\s+(?:still\s+|currently\s+|now\s+)?asking(?:\s+for)?|(?:are|r)\s+you\s+firm\s+(?:at|on)(?:\s+the)?|"
-    r"you\s+(?:have|had|list|listed)\s+(?:it|this|them)(?:\s+listed)?\s+(?:for|at)|\bis\s+up\s+for)\s*(?:\$|usd)?\s*$"
+    r"you(?:'re| are| r)\s+(?:still\s+|now\s+)?(?:selling|offering)(?:\s+(?:it|this|them))?(?:\s+for|\s+at)?|"
+    r"(?<!let )you\s+(?:have|had|list|listed)\s+(?:it|this|them)(?:\s+listed)?\s+(?:for|at)|\bis\s+up\s+for|"
+    r"\b(?:is|was)\s+that|\b(?:did\s+)?you\s+(?:mean|said)|\bhow\s+firm\s+(?:are\s+you\s+)?(?:on|at)(?:\s+the)?)\s*(?:\$|usd)?\s*$"
 )
-"""Before a price, words that quote the other side's ask (`I see you are asking $1825`, `are you firm at 60?`)."""
+"""Before a price, words that quote the other side's ask (`I see you are asking $1825`, `are you firm at 60?`, `is that $290 a month?`)."""
+QUOTED_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:that\s+)?you(?:'re| are| r|'ve| have)?\s+(?:still\s+)?(?:asking|listed|selling|want|wanted|quoted)\b")
+"""After a price, words that make it the other side's ask (`how firm are you on the $190 you are asking?`)."""
 TOO_MUCH = re.compile(
-    r"^\s*(?:dollars?|bucks?)?\s*(?:is|seems|sounds|was|looks|feels|'s)?\s*(?:still\s+)?"
+    r"^\s*(?:dollars?|bucks?)?\s*(?:is|seems|sounds|was|looks|feels|'s|(?:might|may|would|could|will|must)\s+be)?\s*(?:still\s+)?"
     r"(?:a\s+(?:bit|little|tad)\s+|kind\s+of\s+|kinda\s+|way\s+|pretty\s+|rather\s+|quite\s+|really\s+|very\s+|far\s+|just\s+|much\s+|[a-z]+ly\s+)*"
-    r"(?:too\b|much\b(?!\s+(?:better|more|less|lower|higher|cheaper))|(?:low|high)\b(?!\s+(?:quality|end))|steep\b|pricey\b|expensive\b|out\s+of\s+(?:my|the|our)\s+(?:budget|price\s+range|range))"
+    r"(?:too\b|to\s+(?=(?:high|low|much|steep|expensive|pricey)\b)|much\b(?!\s+(?:better|more|less|lower|higher|cheaper))|(?:low|high)\b(?!\s+(?:quality|end))|steep\b|pricey\b|expensive\b|overpriced\b|(?:of\s+)?an?\s+(?:upsell|stretch|reach)\b|out\s+of\s+(?:my|the|our)\s+(?:budget|price\s+range|range))"
 )
-"""After a price, words that refuse it (`90 is too low`, `$10995 is a bit much`, `that's out of my budget`)."""
+"""After a price, words that refuse it (`90 is too low`, `$10995 is a bit much`, `2250 might be a bit of an upsell`)."""
 PRICE_AFTER = frozenset({"sound", "sounds", "work", "works", "ok", "okay", "cash", "firm", "obo", "total", "max", "tops", "flat"})
 """Words right after a year-shaped number that make it a price (`does 2000 sound good?`)."""
-REFERENCE_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:when i (?:bought|got|paid)|new\b|retail\b|brand new|originally|online|at the store|in stores?)")
+REFERENCE_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:when i (?:bought|got|paid)|into\b|new\b|retail\b|brand new|originally|online|at the store|in stores?)")
 SLANG_PRICES = {"tenner": 10.0, "fiver": 5.0, "c-note": 100.0, "c note": 100.0, "hundo": 100.0, "grand": 1000.0}
 """Money words with a value of their own (`a tenner`)."""
 FRACTIONS = {"half": 0.5, "a half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "a quarter": 0.25, "one quarter": 0.25,
              "two thirds": 2 / 3, "three quarters": 0.75, "three fourths": 0.75}
 """Shares of the listing price people name (`half the asking price`)."""
 KEEP_AFTER_ARTICLE = frozenset({"and", "or", "for", "cash", "total", "firm", "even", "flat", "obo", "is", "deal", "sound", "sounds", "max", "tops", "only", "then", "please", "now", "today", "price", "offer", "bill",
-                                "month", "monthly", "mo", "per", "a", "each", "rent"})
+                                "month", "monthly", "mo", "per", "a", "each", "rent",
+                                "budget", "limit", "maximum", "cap", "ceiling"})
 """After `a $20 ...`, words that keep the number a price; any other word makes it an attribute (`a $20 case`)."""
 DEGREE_WORDS = frozenset({"low", "high", "much", "little", "far", "cheap", "expensive"})
 CLAUSE_BREAKS = frozenset({"but", "and", "though", "however", "so", "or", "instead"})
@@ -260,6 +267,7 @@ def _digit_mentions(text: str) -> list[tuple[PriceMention, bool, bool, str | Non
         if re.match(r"(:\d|/\d|%|°)", masked[end:]) or (re.match(r"[\"”″]", masked[end:]) and (start == 0 or masked[start - 1] not in "\"“")):
             continue  # times, dates, fractions, percentages, inches (`47" long`)
         marked = False
+        thousands = False
         glued = re.match(r"[a-z]+", lowered[end:])
         if glued:
             word = glued.group()
@@ -267,6 +275,7 @@ def _digit_mentions(text: str) -> list[tuple[PriceMention, bool, bool, str | Non
                 continue  # `32gb`, `5pm`, `2nd`, `2.5i`
             if word in ("k", "grand"):
                 value *= 1000
+                thousands = True
             marked = True
             end += glued.end()
         else:
@@ -287,6 +296,8 @@ def _digit_mentions(text: str) -> list[tuple[PriceMention, bool, bool, str | Non
         after = [w for w in _words_after(masked, end, 4) if w != "$"]
         if after and after[0] in UNITS and not marked and not monthly:
             continue  # `2 chairs`, `18 month lease`, `5 pm`; but `$1,850 month to month` and `1850/mo` are rents
+        if thousands and not dollar and not trailing and after[:1] and (after[0] in UNITS or (after[0] in ("for", "on", "of") and MILEAGE & set(after[1:3]))):
+            continue  # `16k miles`, `15K for the millage`: the `k` counts miles, not dollars
         preceding = re.search(r"([a-z]+)\s*$", lowered[:start])
         if preceding and preceding.group(1) in PRODUCT_WORDS and not marked:
             continue  # `iphone 7`, `model 3`, `gen 2`
@@ -316,23 +327,34 @@ def _judge(text: str, start: int, end: int) -> tuple[bool, bool]:
     lowered = text.lower()
     clause = _clause_before(text, start)
     rest = lowered[end:]
-    negated = _is_negated(clause) or bool(TOO_MUCH.match(rest))
-    return negated, _is_reference(clause, lowered[:start], rest)
+    answer = clause in (["no"], ["nope"], ["nah"]) or (clause == ["not"] and rest.lstrip().startswith("?"))
+    negated = (_is_negated(clause) and not answer) or bool(TOO_MUCH.match(rest))  # `no 152`, `not $2000?`: a bare no answers, then counters
+    reference = _is_reference(clause, lowered[:start], rest)
+    if reference and _LIMIT_AFTER.search(re.split(r"[.!?\n]", rest)[0]):
+        reference = False  # `I paid $60 for this, so I'm not going any lower than that`: what it cost becomes the limit
+    return negated, reference
+
+
+_LIMIT_AFTER = re.compile(r"(?:\bnot\b|\bnever\b|n't\b|\bcannot\b|\bno\b)[^.!?]*\b(?:lower|less|below|under|cheaper)(?:\s+than)?\s+(?:that|this)\b")
 
 
 def _is_reference(clause: list[str], head: str, rest: str) -> bool:
     """`worth a grand`, `I paid $300`, `300 dollars when I bought it`, `the deposit is $500`, `you're asking $600`:
     what it is worth, cost, or someone else's price, not an offer."""
-    if any(word in REFERENCE_BEFORE or word in OTHER_COSTS for word in clause[-4:]) or any(word in PAST_PRICE for word in clause):
+    if any(word in REFERENCE_BEFORE for word in clause[-4:]) or any(word in OTHER_COSTS for word in clause[-5:]) or any(word in PAST_PRICE for word in clause):
         return True
     if any(word == "new" and clause[i + 1:i + 2] and clause[i + 1] in NEW_ONES for i, word in enumerate(clause[-5:-1], start=max(0, len(clause) - 5))):
         return True  # `new ones go for $300`; but `the new price is 250` and `meet at the "new" middle of $250` are offers
     following = _WORD.findall(rest[:30])
-    if following[:1] and following[0] in OTHER_COSTS:
-        return True
-    return bool(REFERENCE_AFTER.match(rest)) or bool(QUOTED.search(head))
+    if following[:1] and following[0] in OTHER_COSTS and not re.match(r"\s*(?:\+|&|plus\b|and\b)", rest):
+        return True  # `$500 deposit`; but `1800 + deposit` is a price with a cost on top
+    sentence = re.split(r"[.!?\n]", head)[-1]
+    if re.search(r"\bof which\b", sentence):
+        return True  # `$137, of which $112 in cash and $25 as a gift card`: parts of the price named first
+    return bool(REFERENCE_AFTER.match(rest)) or bool(QUOTED.search(head)) or bool(QUOTED_AFTER.match(rest))
 
 
+MOVING = frozenset({"go", "going", "goes", "went", "come", "coming", "came", "move", "bump", "step"})
 LOWERING = frozenset({"lower", "drop", "reduce", "cut", "knock", "discount", "shave", "raise", "up", "bump"})
 
 
@@ -342,6 +364,8 @@ def _is_relative(before: list[str], after: list[str]) -> bool:
         return not (before and before[-1] == "or")  # `150 or less` names a price
     if before[-2:-1] and before[-2] in LOWERING and before[-1] in ("it", "that", "this", "them", "by"):
         return True  # `if you lower it $500`
+    if before[-1:] in (["up"], ["down"]) and before[-2:-1] and before[-2] in MOVING:
+        return True  # `I can go up a thousand`, `come down 50`; `go up to 500` names the price
     if any(word in ("save", "saving") for word in before[-3:]):
         return True  # `I was hoping to save at least 100-200`
     return bool(before) and (before[-1] in RELATIVE_BEFORE or before[-1] == "off" or before[-2:] == ["off", "the"])  # `knock off the $600`

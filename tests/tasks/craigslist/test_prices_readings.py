@@ -1,0 +1,50 @@
+"""The price finder on phrasings that fresh batches of real Craigslist messages showed it misread."""
+
+import pytest
+
+from duologue.tasks.craigslist.prices import find_price
+
+# (text, listing price, the price the speaker puts forward or None)
+CASES = [
+    # the other side's ask quoted back is not put forward
+    ("I see you are selling it for $5100, I was hoping for about $4000.", 5100, 4000),
+    ("I see you're offering 3500 for this car, will you negotiate?", 3500, None),
+    ("How firm are you on the $190 you are asking?", 190, None),
+    ("What about the 250 you listed?", 250, None),
+    ("Is that $290 a month?", 6400, None),
+    # `let you have it for` is the speaker's own price, not a quote of the listing
+    ("I'll let you have it for $18 if you come today", 20, 18),
+    # refusals said with a modal or a typo
+    ("i think 2250 might be a bit of an upsell", 2250, None),
+    ("$400 would be a stretch for me", 450, None),
+    ("$2050 sounds a little to high for me", 2050, None),
+    # a bare `no` answers, then counters; `not $2000?` asks for it
+    ("no 152", 200, 152),
+    ("nope 140", 200, 140),
+    ("not $2000?", 2495, 2000),
+    ("not 2000", 2495, None),
+    # a budget after `a` is a price, not an attribute
+    ("Can you go lower? I have a $1400 budget", 1950, 1400),
+    # thousands of miles, money spent on the item, other bills
+    ("It still has about 16k miles on it", 10500, None),
+    ("It only has 15K for the mileage", 30600, None),
+    ("I just poured 2k into this car", 8400, None),
+    ("the phone bill shouldn't be more than 10$", 80, None),
+    ("the highest i can go is 1800 + deposit", 2250, 1800),
+    ("I can pay 1800 plus utilities", 2250, 1800),
+    # amounts to move by
+    ("I can go up a thousand", 3295, None),
+    ("Could you come down 50?", 300, None),
+    ("I could go up to 250", 300, 250),
+    # parts of a price named first
+    ("So $137, of which $112 in cash and $25 as a gift card?", 160, 137),
+    # what it cost becomes the limit when the speaker says so
+    ("I paid $60 for this, so I'm not going any lower than that", 65, 60),
+    ("I paid $60 for this and it works great", 65, None),
+]
+
+
+@pytest.mark.parametrize(("text", "listed", "price"), CASES)
+def test_reads_the_price_put_forward(text, listed, price):
+    got = find_price(text, listing_price=listed)
+    assert got == (pytest.approx(price) if price is not None else None), (text, got)
