@@ -32,7 +32,11 @@ CASES = [
     ("the phone bill shouldn't be more than 10$", 80, None),
     ("the highest i can go is 1800 + deposit", 2250, 1800),
     ("I can pay 1800 plus utilities", 2250, 1800),
-    # amounts to move by
+    ("Since utilities are included I could do 2150", 2450, 2150),
+    # an amount off in the next sentence leaves the price before it alone
+    ("They are $220. $80 off retail!", 220, 220),
+    # amounts to move by or to put towards something
+    ("we could put 500 towards that difference", 1585, None),
     ("I can go up a thousand", 3295, None),
     ("Could you come down 50?", 300, None),
     ("I could go up to 250", 300, 250),

@@ -87,7 +87,7 @@ PRICE_CONTEXT = frozenset(
 
 PAYING = frozenset({"pay", "take", "do", "offer", "accept", "give", "meet"})
 YEAR_CUES = frozenset({"in", "since", "from", "year", "model", "a", "an", "the", "my", "built", "made", "circa", "until", "till", "before", "after", "of", "bought", "got"})
-RELATIVE_AFTER = frozenset({"off", "less", "more", "cheaper", "lower", "higher", "extra", "discount", "over", "under", "below", "above", "down"})
+RELATIVE_AFTER = frozenset({"off", "less", "more", "cheaper", "lower", "higher", "extra", "discount", "over", "under", "below", "above", "down", "towards", "toward"})
 RELATIVE_BEFORE = frozenset({"knock", "knocked", "knocking", "by", "extra", "another", "additional", "plus"})
 NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "cant", "won't", "wont", "don't", "dont", "couldn't", "wouldn't", "isn't", "nope", "nah"})
 BOUND_WORDS = frozenset({"lower", "less", "below", "under", "higher", "more", "above", "over", "beyond", "further", "farther", "down", "up", "cheaper",
@@ -148,6 +148,7 @@ SCALE_WORDS = {"hundred": 100, "thousand": 1000, "grand": 1000}
 _PHONE = re.compile(r"\(?\b\d{3}\)?[-.\s]\d{3}[-.\s]\d{4}\b")
 _NUMBER = re.compile(r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\$|%")
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
 _STANDALONE_NUMBER = re.compile(r"(?<![a-z0-9])\d[\d,.]*(?![a-z0-9])")
 
 
@@ -183,7 +184,8 @@ def _words_before(text: str, index: int, count: int = 4) -> list[str]:
 
 
 def _words_after(text: str, index: int, count: int = 4) -> list[str]:
-    window = text[index:index + 40].lower()
+    """The first `count` words after `index`, lowercased; the end of the sentence cuts the window (`They are $220. $80 off`)."""
+    window = _SENTENCE_END.split(text[index:index + 40].lower(), maxsplit=1)[0]
     return _WORD.findall(window)[:count]
 
 
@@ -341,8 +343,10 @@ _LIMIT_AFTER = re.compile(r"(?:\bnot\b|\bnever\b|n't\b|\bcannot\b|\bno\b)[^.!?]*
 def _is_reference(clause: list[str], head: str, rest: str) -> bool:
     """`worth a grand`, `I paid $300`, `300 dollars when I bought it`, `the deposit is $500`, `you're asking $600`:
     what it is worth, cost, or someone else's price, not an offer."""
-    if any(word in REFERENCE_BEFORE for word in clause[-4:]) or any(word in OTHER_COSTS for word in clause[-5:]) or any(word in PAST_PRICE for word in clause):
+    if any(word in REFERENCE_BEFORE or word in OTHER_COSTS for word in clause[-4:]) or any(word in PAST_PRICE for word in clause):
         return True
+    if any(word in OTHER_COSTS and COPULAS & set(clause[i + 1:]) and not SPEAKERS & set(clause[i + 1:]) for i, word in enumerate(clause)):
+        return True  # `the bill shouldn't be more than 10$`; but `since utilities are included I could do 2150` offers
     if any(word == "new" and clause[i + 1:i + 2] and clause[i + 1] in NEW_ONES for i, word in enumerate(clause[-5:-1], start=max(0, len(clause) - 5))):
         return True  # `new ones go for $300`; but `the new price is 250` and `meet at the "new" middle of $250` are offers
     following = _WORD.findall(rest[:30])
@@ -355,6 +359,7 @@ def _is_reference(clause: list[str], head: str, rest: str) -> bool:
 
 
 MOVING = frozenset({"go", "going", "goes", "went", "come", "coming", "came", "move", "bump", "step"})
+COPULAS = frozenset({"is", "be", "was", "are", "were", "will", "would", "should", "shouldn't", "won't", "wouldn't", "cost", "costs", "runs", "comes"})
 LOWERING = frozenset({"lower", "drop", "reduce", "cut", "knock", "discount", "shave", "raise", "up", "bump"})
 
 
