@@ -18,6 +18,22 @@ CASES = [
     ("i think 2250 might be a bit of an upsell", 2250, None),
     ("$400 would be a stretch for me", 450, None),
     ("$2050 sounds a little to high for me", 2050, None),
+    ("I feel that 5000 is a little on the low side", 10995, None),
+    ("$5000 doesn't cover it", 6400, None),
+    ("$300 isn't enough for this bike", 400, None),
+    ("I think 2250 is a lot for such a small space", 2250, None),
+    # idioms that refuse nothing, and a limit after a refusal
+    ("if you do not mind, may you accept my offer of $1500", 2100, 1500),
+    ("no problem, I can do 90", 100, 90),
+    ("i really can't go that high my limit would be $3031", 3295, 3031),
+    # a comparison is not a price put forward, but a bounded one is a limit
+    ("would you be willing to go a bit lower than 250?", 250, None),
+    ("It has less than 3000 miles", 3500, None),
+    ("I can't go lower than 150", 200, 150),
+    ("I will take nothing less than 45", 50, 45),
+    # prices somewhere else are valuations
+    ("in a bike shop one like this could go for $900 easily", 650, None),
+    ("I'll let it go for $600", 650, 600),
     # a bare `no` answers, then counters; `not $2000?` asks for it
     ("no 152", 200, 152),
     ("nope 140", 200, 140),

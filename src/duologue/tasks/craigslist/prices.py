@@ -100,6 +100,8 @@ REFERENCE_BEFORE = frozenset(
     """.split()
 )
 """Words that, within the four words before a price, make it a valuation (`worth a grand`, `paid $300`, `saw one on amazon for 115`)."""
+ELSEWHERE = frozenset({"shop", "shops", "store", "stores", "amazon", "ebay", "walmart", "target", "bestbuy", "dealership", "dealer", "dealers"})
+"""Places whose prices are valuations (`at the store they go for 300`)."""
 NEW_ONES = frozenset({"one", "ones", "they", "it", "these", "those", "cost", "costs", "sell", "sells", "go", "goes", "retail", "retails", "are", "is", "was", "were", "for"})
 """After `new`, words that make the price what a new one costs (`new ones sell for 300`, `I got it new for 300`)."""
 PAST_PRICE = frozenset({"bought", "purchased", "spent", "retail", "retails", "msrp", "originally"})
@@ -119,9 +121,12 @@ QUOTED_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:that\s+)?you(?:'re| ar
 TOO_MUCH = re.compile(
     r"^\s*(?:dollars?|bucks?)?\s*(?:is|seems|sounds|was|looks|feels|'s|(?:might|may|would|could|will|must)\s+be)?\s*(?:still\s+)?"
     r"(?:a\s+(?:bit|little|tad)\s+|kind\s+of\s+|kinda\s+|way\s+|pretty\s+|rather\s+|quite\s+|really\s+|very\s+|far\s+|just\s+|much\s+|[a-z]+ly\s+)*"
-    r"(?:too\b|to\s+(?=(?:high|low|much|steep|expensive|pricey)\b)|much\b(?!\s+(?:better|more|less|lower|higher|cheaper))|(?:low|high)\b(?!\s+(?:quality|end))|steep\b|pricey\b|expensive\b|overpriced\b|(?:of\s+)?an?\s+(?:upsell|stretch|reach)\b|out\s+of\s+(?:my|the|our)\s+(?:budget|price\s+range|range))"
+    r"(?:too\b|to\s+(?=(?:high|low|much|steep|expensive|pricey)\b)|much\b(?!\s+(?:better|more|less|lower|higher|cheaper))|(?:low|high)\b(?!\s+(?:quality|end))|steep\b|pricey\b|expensive\b|overpriced\b|(?:of\s+)?an?\s+(?:upsell|stretch|reach)\b|a\s+lot\b(?!\s+(?:better|more|less|lower|higher|cheaper))|"
+    r"on\s+the\s+(?:low|high|steep|pricey|expensive)\s+side\b|(?:doesn'?t|does\s+not|won'?t|will\s+not)\s+(?:cover|cut)\b|"
+    r"(?:isn'?t|is\s+not|not)\s+(?:quite\s+|nearly\s+|really\s+)?enough\b|out\s+of\s+(?:my|the|our)\s+(?:budget|price\s+range|range))"
 )
-"""After a price, words that refuse it (`90 is too low`, `$10995 is a bit much`, `2250 might be a bit of an upsell`)."""
+"""After a price, words that refuse it (`90 is too low`, `$10995 is a bit much`, `2250 might be a bit of an upsell`,
+`5000 is a little on the low side`, `$5000 doesn't cover it`)."""
 PRICE_AFTER = frozenset({"sound", "sounds", "work", "works", "ok", "okay", "cash", "firm", "obo", "total", "max", "tops", "flat"})
 """Words right after a year-shaped number that make it a price (`does 2000 sound good?`)."""
 REFERENCE_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:when i (?:bought|got|paid)|into\b|new\b|retail\b|brand new|originally|online|at the store|in stores?)")
@@ -208,17 +213,19 @@ def _clause_before(text: str, index: int) -> list[str]:
 
 
 SPEAKERS = frozenset({"i", "i'd", "i'll", "i'm", "im", "id", "we", "we'd", "we'll", "we're"})
+LIMIT_NOUNS = frozenset({"limit", "max", "maximum", "budget", "offer", "best", "final", "lowest", "highest", "bottom", "price", "counter"})
+"""After a negation, `my limit`, `our best` start a new clause (`I can't go that high my limit would be $3031`)."""
 THINKING = frozenset({"think", "believe", "suppose", "guess", "know", "expect", "imagine", "feel", "see", "sure", "want", "say"})
 """`I don't think I can do 100` still refuses 100: the negation reaches through these to the next `I`."""
 
 
 def _is_negated(clause: list[str]) -> bool:
     """A refusal (`not 100`, `can't do 100`) unless a bound word turns it into a limit (`can't go below 100`)."""
-    negation_at = [i for i, word in enumerate(clause) if word in NEGATIONS or word.endswith("n't")]
+    negation_at = [i for i, word in enumerate(clause) if (word in NEGATIONS or word.endswith("n't")) and clause[i + 1:i + 2] not in (["mind"], ["problem"], ["worries"], ["bad"])]
     if not negation_at:
-        return False
+        return False  # `if you do not mind, accept my offer of $1500` refuses nothing
     after = clause[negation_at[-1] + 1:]
-    speaker = next((i for i, word in enumerate(after) if word in SPEAKERS), None)
+    speaker = next((i for i, word in enumerate(after) if word in SPEAKERS or (word in ("my", "our") and after[i + 1:i + 2] and after[i + 1] in LIMIT_NOUNS)), None)
     if speaker is not None and not any(word in THINKING for word in after[:speaker]):
         return False  # `it has no damage I would like to get $340`: the negation ended before a new `I ...`
     return not any(word in BOUND_WORDS for word in after)
@@ -331,10 +338,21 @@ def _judge(text: str, start: int, end: int) -> tuple[bool, bool]:
     rest = lowered[end:]
     answer = clause in (["no"], ["nope"], ["nah"]) or (clause == ["not"] and rest.lstrip().startswith("?"))
     negated = (_is_negated(clause) and not answer) or bool(TOO_MUCH.match(rest))  # `no 152`, `not $2000?`: a bare no answers, then counters
-    reference = _is_reference(clause, lowered[:start], rest)
+    reference = _is_reference(clause, lowered[:start], rest) or _is_compared(clause)
     if reference and _LIMIT_AFTER.search(re.split(r"[.!?\n]", rest)[0]):
         reference = False  # `I paid $60 for this, so I'm not going any lower than that`: what it cost becomes the limit
     return negated, reference
+
+
+BOUNDED = frozenset({"nothing", "anything", "least", "most", "max", "maximum", "minimum", "limit", "budget"})
+
+
+def _is_compared(clause: list[str]) -> bool:
+    """`would you go a bit lower than 250?`, `it has less than 3000`: a comparison, unless a negation or a bound makes it a limit
+    (`I can't go lower than 150`, `nothing less than 45`, `my limit is no more than 2000`)."""
+    if clause[-1:] != ["than"] or clause[-2:-1] == [] or clause[-2] not in ("lower", "less", "below", "under", "cheaper"):
+        return False
+    return not any(word in NEGATIONS or word.endswith("n't") or word in BOUNDED for word in clause)
 
 
 _LIMIT_AFTER = re.compile(r"(?:\bnot\b|\bnever\b|n't\b|\bcannot\b|\bno\b)[^.!?]*\b(?:lower|less|below|under|cheaper)(?:\s+than)?\s+(?:that|this)\b")
@@ -352,6 +370,8 @@ def _is_reference(clause: list[str], head: str, rest: str) -> bool:
     following = _WORD.findall(rest[:30])
     if following[:1] and following[0] in OTHER_COSTS and not re.match(r"\s*(?:\+|&|plus\b|and\b)", rest):
         return True  # `$500 deposit`; but `1800 + deposit` is a price with a cost on top
+    if any(word in ("in", "at", "on") and set(clause[i + 1:i + 4]) & ELSEWHERE for i, word in enumerate(clause)):
+        return True  # `in a bike shop one in this condition could go for $900`
     sentence = re.split(r"[.!?\n]", head)[-1]
     if re.search(r"\bof which\b", sentence):
         return True  # `$137, of which $112 in cash and $25 as a gift card`: parts of the price named first
