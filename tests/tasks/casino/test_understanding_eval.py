@@ -1,0 +1,42 @@
+"""The labelled set's second draw (`understanding_eval.draw`) is reproducible and the rounds taken from it follow its order."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from duologue.tasks.casino.understanding_eval import DRAW_SEED, draw, half_of, load_set
+from duologue.tasks.casino.understanding_words import _tokens, issue_of_word
+
+SECOND_DRAW_ROUNDS = 107 + 108
+"""Items of rounds 7 and 8, the last lines of the set."""
+
+
+def _rows() -> list[dict]:
+    text = resources.files("duologue.tasks.casino").joinpath("understanding_set.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_halves_are_decided_by_the_reference_alone():
+    rows = _rows()
+    assert len(rows) == len({r["ref"] for r in rows})
+    for row in rows[-SECOND_DRAW_ROUNDS:]:
+        assert row["half"] == half_of(row["ref"])
+
+
+@pytest.mark.corpus
+def test_the_draw_is_seeded_and_its_rounds_are_taken_in_order(corpus_path):
+    folder = corpus_path("casino/split")
+    order = draw(folder)
+    assert order == draw(folder, DRAW_SEED) and order != draw(folder, "another seed")
+    assert len(order) == len(set(order)) and all(r.startswith("train:") for r in order)
+    taken = [r["ref"] for r in _rows()[-SECOND_DRAW_ROUNDS:]]
+    positions = [order.index(ref) for ref in taken]
+    assert positions == sorted(positions)  # labelled in the draw's order
+    earlier = {r["ref"] for r in _rows()[:-SECOND_DRAW_ROUNDS]}
+    fresh = [r for r in order[: positions[-1] + 1] if r not in earlier]
+    assert len(fresh) == 240 and set(taken) <= set(fresh)  # two rounds of 120, less the unsettled
+    texts = {i.ref: i.text for i in load_set(folder)}
+    assert all(any(issue_of_word(t) or t.isdigit() or t in {"one", "two", "three", "all", "none", "zero", "both", "half"} for t in _tokens(texts[ref])) for ref in taken)
