@@ -247,6 +247,18 @@ D, F, W = "Firewood", "Food", "Water"
         ("If you make it two food, we have a deal.", {F: 2, W: None, D: None}),
         ("I really am looking for 3 firewood and 3 water. What are you looking for?", {F: None, W: 3, D: 3}),
         ("I'd prefer to take all of the firewood, split the food, and you could have all of the water.", {F: None, W: 0, D: 3}),
+        # a list closed by "to you", then "then" and a new share
+        ("Maybe 2 foods to you, 3 waters, and then all the wood for me?", {F: 1, W: 0, D: 3}),
+        ("What about 1 water for you, 2 firewood, and then all the food for me?", {F: 3, W: 2, D: 1}),
+        ("the firewood to you and the water to me", {F: None, W: 3, D: 0}),
+        # needing none of an item, inside a split, is a share of 0
+        ("I'd take 3 water and 1 food, and we don't need any firewood.", {F: 1, W: 3, D: 0}),
+        ("I'm hoping to obtain 2 food and 2 water.", {F: 2, W: 2, D: None}),
+        ("I'm willing to forgo the water if I get 3 firewood.", {F: None, W: 0, D: 3}),
+        ("Would you like to have 2 water if I keep all the food?", {F: 3, W: 1, D: None}),
+        ("Could you share 2 packs of firewood with me?", {F: None, W: None, D: 2}),
+        ("I'll hand you a bottle of water for 2 food", {F: 2, W: 2, D: None}),
+        ("Then I take the extra water and you take 2 food", {F: 1, W: 3, D: None}),
     ],
 )
 def test_reads_general_offer_shapes(text, share):
@@ -287,6 +299,8 @@ def test_a_recipient_does_not_reach_into_the_next_statement(text, share):
         "food and water are my top priorities, i'll need 2 of one of them at least",  # which one is open
         "so how about one gets one firewood and two foods and the other one gets two firewoods and one food?",
         "If you need anything else, let me know!",
+        "We don't need any firewood.",  # a need on its own, no split
+        "I have a lot of water, and I could take the remaining firewood.",  # the remaining may be part
     ],
 )
 def test_no_offer_is_invented(text):

@@ -14,7 +14,7 @@ _AUX = {"can", "could", "would", "will", "ll", "d", "should", "may", "might", "m
         "happily", "be", "love", "was", "is", "ideally", "personally", "at", "least", "willing", "able", "going", "gonna", "trying", "were",
         "guys", "folks", "all", "looking", "hoping", "planning", "happy", "glad", "ready", "maybe", "perhaps", "possibly", "please"}
 _TAKE_VERBS = {"get", "take", "keep", "have", "grab", "receive", "gets", "takes", "keeps", "having", "getting", "taking",
-               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receiving", "snag", "wanting", "choose", "pick", "use", "needing", "require", "required", "requires"}
+               "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receiving", "snag", "wanting", "choose", "pick", "use", "needing", "require", "required", "requires", "obtain", "acquire"}
 _GIVE_VERBS = {"give", "gives", "send", "leave", "let", "offer", "hand", "allow", "spare", "giving", "leaving", "offering", "sending", "gave", "leaves", "provide", "providing", "given", "lend"}
 _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("insist", "on"): 2, ("hoping", "for"): 2, ("hoping", "to", "get"): 3, ("hoping", "to", "take"): 3, ("hoping", "to", "have"): 3,
@@ -28,12 +28,12 @@ _ME_PHRASES: dict[tuple[str, ...], int] = {
 """Phrases after which the items named go to the speaker ("I insist on 2 firewood", "hoping for two water")."""
 _YOU_PHRASES: dict[tuple[str, ...], int] = {
     ("what", "you", "want", "is"): 4, ("what", "you", "need", "is"): 4, ("so", "you", "want"): 3, ("you", "would", "like"): 3,
-    ("for", "you", "to", "get"): 4, ("for", "you", "to", "have"): 4, ("for", "you", "to", "take"): 4, ("welcome", "to"): 2,
+    ("for", "you", "to", "get"): 4, ("for", "you", "to", "have"): 4, ("for", "you", "to", "take"): 4, ("welcome", "to"): 2, ("would", "you", "like"): 3,
 }
 """Phrases after which the items named go to the partner ("so what you want is 2 more firewood")."""
 _GIFT_VERBS = {"give", "send", "offer", "provide", "hand", "spare", "giving", "sending", "offering", "providing", "lend"}
 """Giving verbs whose subject is the speaker and whose object, when no person is named, is the partner."""
-_GIVE_UP: dict[tuple[str, ...], int] = {("let", "go", "of"): 3, ("letting", "go", "of"): 3, ("give", "up"): 2, ("giving", "up"): 2, ("part", "with"): 2, ("parting", "with"): 2}
+_GIVE_UP: dict[tuple[str, ...], int] = {("let", "go", "of"): 3, ("letting", "go", "of"): 3, ("give", "up"): 2, ("giving", "up"): 2, ("part", "with"): 2, ("parting", "with"): 2, ("forgo",): 1, ("forego",): 1, ("forgoing",): 1, ("foregoing",): 1}
 """Phrases after which the items named go to the partner (negated, they are read as a keeping first)."""
 _KEEP_VERBS = ("give", "part", "spare", "share", "let", "offer", "trade", "budge")
 """Giving verbs that, negated, keep the item with the speaker ("I won't part with any firewood")."""
@@ -111,6 +111,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
         return (_ME if nxt in _SUBJECT_ME else _YOU), 2, True
     if t in {"mine", "yours"}:
         return (_ME if t == "mine" else _YOU), 1, True
+    if t == "with" and nxt in _SUBJECT_ME | _SUBJECT_YOU and any(w in {"share", "sharing"} for w in tokens[max(0, i - 8) : i]):
+        return (_ME if nxt in _SUBJECT_ME else _YOU), 2, True  # "can you share 2 packs of food with me?"
     # subject + (aux)* + take-verb
     if (t in _SUBJECT_ME or t in _SUBJECT_YOU) and "not think" not in " ".join(tokens[max(0, i - 4) : i]):  # "I don't think I can do 1 firewood"
         j = i + 1

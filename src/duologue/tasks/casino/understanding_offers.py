@@ -137,6 +137,15 @@ def _vague_sentence(tokens: list[str], start: int) -> bool:
     return bool(_VAGUE.search(" ".join(tokens[start:end])))
 
 
+_NEEDS_NONE = re.compile(r"\b(?:i|we) (?:(?:do|will|would|really|actually|m|am|are|re) )*(?:not|never) (?:need|want|require) any (?:(?:more|extra|of|the|additional) )*(\w+)")
+
+
+def _needs_none(tokens: list[str]) -> list[str]:
+    """Items the speaker says they need none of ("I don't need any firewood"): a share of 0 when the
+    message proposes a split, no proposal on its own."""
+    return [issue for m in _NEEDS_NONE.finditer(" ".join(tokens)) if (issue := issue_of_word(m.group(1)))]
+
+
 def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
     """The speaker's share per issue from the split the text describes, or None if it describes none."""
     if tokens and tokens[-1] not in _ENDS:
@@ -147,6 +156,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
     pending_at = 0  # where the first pending item stands
     subject: str | None = None  # the last person named as a subject in this sentence
     rest_for: str | None = None
+    closed_by: str | None = None  # who the last postfix marker of this sentence gave its list to ("2 food to you")
+    zeros = _needs_none(tokens)
     each_for: tuple[str, int] | None = None
     recipient: str | None = None
     pending: list[tuple[str, int | None]] = []  # items seen before any recipient in this clause
@@ -184,6 +195,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 orphans.extend(c for c in dropped if c[1] != _THE)
             nxt_start = i if opens else i + 1
             recipient, pending, dropped, sentence_start, either, marked, subject = None, [], [], nxt_start, False, False, None
+            closed_by = None
             vague = _vague_sentence(tokens, nxt_start)
             i = nxt_start if opens else i + 1
             if opens:
@@ -208,6 +220,11 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 recipient, anchor = (_ME if recipient == _YOU else _YOU), i + 1
                 i += 1
                 continue
+        if t == "then" and recipient is None and pending and closed_by is not None:
+            assign(closed_by, pending)  # "2 foods to you, 3 waters, and then all the wood for me": the list before "then" goes on
+            pending = []
+            i += 1
+            continue
         if t in {"me", "you"} and recipient is None and pending and i >= 1 and issue_of_word(tokens[i - 1]):
             assign(_ME if t == "me" else _YOU, pending)  # "3 wood 2 food me, 1 food 3 water you"
             pending = []
@@ -229,8 +246,9 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             first_marker, marked = not marked, True
             if postfix:
                 # "2 water for me": the marker gives the items just before it, and no later ones
-                assign(who, pending, postfix=t in {"mine", "yours"})
+                assign(who, pending, postfix=t in {"mine", "yours", "to"})  # "the water to you and the food to me"
                 pending = []
+                closed_by = who
                 recipient = None  # "3 firewood for me, 3 water for you": each list has its own recipient
             else:
                 if pending and first_marker and _own_ask(tokens, sentence_start, pending_at, i):
@@ -258,7 +276,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 count = _count_after(tokens, i)
             if i + 2 < len(tokens) and tokens[i + 1] == "or" and issue_of_word(tokens[i + 2]):
                 count = None  # "one more water or food": either, not both
-            if count is None and i >= 1 and tokens[i - 1] == "the" and recipient is not None and not wish and (i < 3 or tokens[i - 2] != "of" or tokens[i - 3] == "all"):
+            k = i - 1 if i >= 2 and tokens[i - 1] in {"extra", "additional"} else i  # "I take the extra firewood" ("the remaining X" may be part)
+            if count is None and k >= 1 and tokens[k - 1] == "the" and recipient is not None and not wish and (k < 3 or tokens[k - 2] != "of" or tokens[k - 3] == "all"):
                 count = PACKAGES_PER_ISSUE  # "you can have the food": all of it
             if count is None and last_count is not None and tokens[i - 1] in {"and", "&"} and "each" in tokens[max(0, i - 6) : i]:
                 count = last_count  # "1 each of the food and water"
@@ -311,6 +330,9 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
         i += 1
     if not found:
         return None
+    for issue in zeros:
+        if issue not in assigned[_ME] and issue not in assigned[_YOU]:
+            assigned[_ME][issue] = 0  # "2 food, 1 water is enough for me and I don't need any firewood"
     if rest_for is not None and each_for is None and not assigned[_ME] and not assigned[_YOU] and not orphans:
         return None  # "you can have the rest" alone says nothing about what the rest is
     if rest_for is not None:

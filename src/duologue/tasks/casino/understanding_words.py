@@ -112,6 +112,9 @@ def _tokens(text: str) -> list[str]:
 # ---------------------------------------------------------------------------- counts
 
 
+_PACKAGE_WORDS = {"package", "pack", "packet", "unit", "bundle", "bottle", "jug", "case", "box", "bag", "piece"}
+
+
 def _count_before(tokens: list[str], i: int, start: int) -> int | None:
     """The count written just before the item at token i (skipping `packages of the`)."""
     j = i - 1
@@ -122,8 +125,8 @@ def _count_before(tokens: list[str], i: int, start: int) -> int | None:
     if j < start:
         return None
     word = tokens[j]
-    if word in {"a", "an"} and skipped > 1:
-        return None
+    if word in {"a", "an"} and skipped > 1 and not (skipped == 2 and tokens[j + 2] == "of" and tokens[j + 1] in _PACKAGE_WORDS):
+        return None  # "a lot of water" is no count, "a pack of water" is one
     if skipped and tokens[j + 1] == "more" and word in {"1", "one", "a", "an"}:
         return None  # "1 more firewood" asks for a change, not a share
     if word == "no" and skipped == 0:
