@@ -26,6 +26,10 @@ CASES = [
     ("if you do not mind, may you accept my offer of $1500", 2100, 1500),
     ("no problem, I can do 90", 100, 90),
     ("i really can't go that high my limit would be $3031", 3295, 3031),
+    ("I'm sorry, I'm not moving from $20. It's already cheap", 20, 20),
+    ("I won't budge on 500", 600, 500),
+    # a count of items, not a price
+    ("are you interested in just 1 or all of them?", 2, None),
     # a comparison is not a price put forward, but a bounded one is a limit
     ("would you be willing to go a bit lower than 250?", 250, None),
     ("It has less than 3000 miles", 3500, None),

@@ -20,8 +20,8 @@ RELATIVE_AFTER = frozenset({"off", "less", "more", "cheaper", "lower", "higher",
 RELATIVE_BEFORE = frozenset({"knock", "knocked", "knocking", "by", "extra", "another", "additional", "plus"})
 NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "cant", "won't", "wont", "don't", "dont", "couldn't", "wouldn't", "isn't", "nope", "nah"})
 BOUND_WORDS = frozenset({"lower", "less", "below", "under", "higher", "more", "above", "over", "beyond", "further", "farther", "down", "up", "cheaper",
-                         "better", "south", "north", "past", "exceed"})
-"""After a negation, these words make the number the speaker's limit (`can't go lower than 150`)."""
+                         "better", "south", "north", "past", "exceed", "moving", "move", "budge", "budging"})
+"""After a negation, these words make the number the speaker's limit (`can't go lower than 150`, `not moving from $20`)."""
 REFERENCE_BEFORE = frozenset(
     """
     worth paid retail retails msrp kbb value values valued originally online elsewhere refurbished

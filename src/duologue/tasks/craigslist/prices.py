@@ -219,6 +219,8 @@ def _digit_mentions(text: str) -> list[tuple[PriceMention, bool, bool, str | Non
         before = words_before(masked, start, 4)
         if not marked and after[:1] == ["of"] and after[1:2] and after[1] in COUNTED:
             continue  # `3 of the selfie clickers`, `2 of them`
+        if not marked and after[:2] in (["or", "all"], ["or", "both"]):
+            continue  # `just 1 or all of them?`
         if not marked and (before[-2:] in (["throw", "in"], ["threw", "in"], ["throwing", "in"], ["toss", "in"]) or before[-1:] in (["include"], ["including"])):
             continue  # `I can throw in 4 ink cartridges`: a count of extras
         if before[-1:] in (["a"], ["an"]) and after and after[0].isalpha() and after[0] not in KEEP_AFTER_ARTICLE | CURRENCY_AFTER | RELATIVE_AFTER:
