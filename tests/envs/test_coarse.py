@@ -46,3 +46,21 @@ def test_an_act_the_rules_forbid_becomes_the_supervised_choice(env):
     best = env.acts[int(np.argmax(np.where(observation["action_mask"] == 1, observation["supervised"], -np.inf)))]
     _, _, _, _, info = env.step(forbidden)
     assert info["act"] == best
+
+
+def test_argument_variants_are_decisions_of_the_view(env):
+    assert {"counter-price:hold", "answer:reject", "offer:meet"} <= set(env.acts)
+    observation, _ = env.reset(seed=7)
+    variant_steps = 0
+    for _ in range(60):
+        allowed = [env.acts[i] for i in np.flatnonzero(observation["action_mask"])]
+        if all(":" in act for act in allowed):  # an option point: the planner's own variant keeps most prior mass
+            variant_steps += 1
+            supervised = {act: observation["supervised"][env.acts.index(act)] for act in allowed}
+            assert max(supervised, key=supervised.__getitem__).split(":")[1] in ("step", "accept", "reject")
+        choice = env.acts.index(allowed[-1])
+        observation, _, terminated, truncated, info = env.step(choice)
+        assert info["act"] == allowed[-1]
+        if terminated or truncated:
+            break
+    assert variant_steps > 0

@@ -13,7 +13,7 @@ from duologue import tasks  # noqa: E402
 from duologue.agents import make_agent  # noqa: E402
 from duologue.arena.selfplay import PlayConfig, play_one  # noqa: E402
 from duologue.core.schema import Dialogue, Outcome, Party, Scenario  # noqa: E402
-from duologue.learning.policy import CoarsePolicy, features  # noqa: E402
+from duologue.learning.policy import CoarsePolicy, features, option_prior  # noqa: E402
 from duologue.learning.rewards import reward  # noqa: E402
 from duologue.learning.train import TrainConfig, checkpoint_path, train  # noqa: E402
 
@@ -61,6 +61,15 @@ def test_a_fresh_policy_is_the_supervised_one_and_survives_a_file(tmp_path):
     picks = [loaded.decide(("seller", "init-price"), list(base), base, rng)[0] for _ in range(500)]
     assert picks.count("insist") > picks.count("agree")  # the correction now dominates
     assert (tmp_path / "p.npz").stat().st_size < 300_000
+
+
+def test_the_option_prior_keeps_most_mass_on_the_planners_variant():
+    prior = option_prior(["offer:step", "offer:hold", "offer:meet"], share=0.2)
+    assert prior == pytest.approx({"offer:step": 0.8, "offer:hold": 0.1, "offer:meet": 0.1})
+    assert option_prior(["answer:accept"]) == {"answer:accept": 1.0}
+    policy = CoarsePolicy.fresh(list(prior), task="x-v0")
+    picks = [policy.decide(("buyer",), list(prior), prior, random.Random(i))[0] for i in range(2000)]
+    assert abs(picks.count("offer:step") / 2000 - 0.8) < 0.04 and picks.count("offer:meet") > 100
 
 
 def test_training_moves_the_policy_checkpoints_and_resumes(tmp_path):

@@ -2,8 +2,10 @@
 
 `rl:utility`, `rl:fairness`, `rl:length` (any name) play the policy shipped for the task under
 `duologue/learning/policies/<task id>/<name>.npz`; `rl:<path>` plays a file that `duologue train
-policy` wrote. The policy replaces only the decision of the agent kind it was trained on (its
-`base`, the task's `modular` agent): parsing, the rules, the numbers and the words stay that agent's.
+policy` wrote. The policy replaces only the decisions of the agent kind it was trained on (its
+`base`, the task's `modular` agent): which act, and, where that agent's task code offers variants
+(`choose_option`), which price, split or answer among those its planner computed; parsing, the
+rules, the candidate numbers and the words stay that agent's.
 Playing needs numpy only.
 """
 
@@ -17,7 +19,7 @@ from typing import Any, Sequence
 from duologue.core.actions import Action
 from duologue.core.agent import Agent
 from duologue.core.task import IllegalAction, Observation, Task
-from duologue.learning.policy import CoarsePolicy, Decision
+from duologue.learning.policy import CoarsePolicy, Decision, option_prior
 
 
 def shipped(task_id: str) -> list[str]:
@@ -76,6 +78,8 @@ class RLAgent(Agent):
         self.base = base
         self.base.reset(task, party, rng)
         self.base.choose_act = self._choose  # type: ignore[method-assign]
+        if hasattr(self.base, "choose_option"):  # the task's agent offers argument variants (a price, a split, an answer)
+            self.base.choose_option = self._option
         self.decisions = []
 
     def _choose(self, context: Sequence[str], allowed: Any) -> str:
@@ -85,6 +89,14 @@ class RLAgent(Agent):
         if self.record:
             self.decisions.append(decision)
         return act
+
+    def _option(self, point: str, context: Sequence[str], options: Sequence[str]) -> str:
+        """One of the variants the base agent offers at `point` (its usual one first), as `point:option` acts."""
+        names = [f"{point}:{option}" for option in dict.fromkeys(options)]
+        act, decision = self.policy.decide(context, names, option_prior(names), self.rng)  # type: ignore[union-attr]
+        if self.record:
+            self.decisions.append(decision)
+        return act.split(":", 1)[1]
 
     def act(self, observation: Observation) -> Action:
         return self.base.act(observation)

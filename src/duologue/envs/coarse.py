@@ -4,7 +4,9 @@ The learner is a modular agent (`duologue.agents.modular`) whose act decisions c
 environment's actions: at each decision the agent's task code offers a context and the acts its
 rules allow now; the action picks one (an index into the act vocabulary of the supervised policy;
 an act the rules do not allow now becomes the supervised policy's most likely allowed act); the
-agent's planner fixes the act's numbers (a price, a split) and its generator writes the words.
+agent's planner proposes the act's numbers (a price, a split) and its generator writes the words.
+Where the agent's task code offers argument variants (`choose_option`), picking one (`point:option`,
+with `option_prior` as the supervised part) is a decision of the view as well.
 Moves the rules make without a decision (answering an offer, the endgame) are played by the agent
 itself. The episode runs in a worker thread that hands each decision over, so the agent's own
 control flow is untouched. Reward: one of `duologue.learning.rewards` at the end.
@@ -25,7 +27,7 @@ from duologue import tasks
 from duologue.agents import make_agent
 from duologue.agents.modular import ModularAgent
 from duologue.core.episode import play_episode
-from duologue.learning.policy import HASH_SIZE, features
+from duologue.learning.policy import HASH_SIZE, features, option_prior
 from duologue.learning.rewards import reward
 from duologue.learning.train import TrainConfig, supervised_acts
 
@@ -69,16 +71,25 @@ class CoarseActEnv(gym.Env):
 
         def choose(context: Sequence[str], allowed: Any) -> str:
             allowed = list(dict.fromkeys(allowed))
-            asks.put(("decide", (tuple(context), allowed, learner.knowledge.policy.distribution(context, allowed))))
+            return choose_among(context, allowed, learner.knowledge.policy.distribution(context, allowed))
+
+        def choose_among(context: Sequence[str], allowed: list[str], dist: dict[str, float]) -> str:
+            asks.put(("decide", (tuple(context), allowed, dist)))
             answer = answers.get()
             if answer is _Abort:
                 raise _Abort()
             return answer
 
+        def choose_option(point: str, context: Sequence[str], options: Sequence[str]) -> str:
+            names = [f"{point}:{option}" for option in dict.fromkeys(options)]
+            return choose_among(context, names, option_prior(names)).split(":", 1)[1]
+
         def reset_hook(original=learner.reset):
             def wrapped(*args: Any, **kwargs: Any) -> None:
                 original(*args, **kwargs)
                 learner.choose_act = choose  # type: ignore[method-assign]
+                if hasattr(learner, "choose_option"):  # argument variants: decisions of the view too
+                    learner.choose_option = choose_option
 
             return wrapped
 

@@ -2,8 +2,11 @@
 
 The coarse-act view of a modular agent: at each decision the agent's task code gives a context
 (a tuple of feature strings: the partner's last act, the price gap, ...) and the acts its rules
-allow now; the policy picks one act; the agent's planner fixes its arguments (a price from its
-concession schedule, a split from its plan) and its generator writes the words.
+allow now; the policy picks one act; the agent's planner proposes its arguments (a price from its
+concession schedule, a split from its plan) and its generator writes the words. Where the task's
+agent offers argument variants (`choose_option`: `counter-price:hold`, `propose:even`, `answer:reject`
+...), the policy picks among those too, named `point:option`, from a base distribution that keeps
+most mass on the planner's own variant (`option_prior`).
 
 score(act) = log P_sl(act | context, allowed) + W[act] . x(context) + b[act]
 
@@ -26,6 +29,17 @@ from typing import Any, Sequence
 import numpy as np
 
 HASH_SIZE = 512
+OPTION_SHARE = 0.2
+"""The prior share of the non-usual argument variants at an option point, together (see `option_prior`)."""
+
+
+def option_prior(options: Sequence[str], share: float = OPTION_SHARE) -> dict[str, float]:
+    """The base distribution over a decision point's variants: the planner's usual one (the first) keeps
+    1 - `share`, the others split `share`, so a fresh policy mostly plays as the planner yet tries the rest."""
+    if len(options) < 2:
+        return {option: 1.0 for option in options}
+    rest = share / (len(options) - 1)
+    return {option: (1.0 - share if i == 0 else rest) for i, option in enumerate(options)}
 
 
 def features(context: Sequence[str], size: int = HASH_SIZE) -> list[int]:

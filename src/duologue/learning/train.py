@@ -51,7 +51,7 @@ class CurvePoint(Model):
 
 
 def supervised_acts(config: TrainConfig) -> list[str]:
-    """The act vocabulary of the base agent's supervised policy."""
+    """The act vocabulary of the base agent's supervised policy, plus the argument variants it offers."""
     from duologue.agents import make_agent
     from duologue.core.episode import agent_rng
 
@@ -66,7 +66,8 @@ def supervised_acts(config: TrainConfig) -> list[str]:
     if knowledge is None:
         raise ValueError(f"{config.task}: the {config.base!r} agent has no act policy to start from (a modular agent does)")
     acts = {act for counts in knowledge.policy.counts.values() for act in counts}
-    return sorted(acts)
+    variants = getattr(agent, "option_names", None)  # argument variants (`point:option`) the task's agent offers
+    return sorted(acts | set(variants() if callable(variants) else ()))
 
 
 def run_folder(out: Path, run_dir: Path | None = None) -> Path:

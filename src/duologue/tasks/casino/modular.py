@@ -46,7 +46,8 @@ from duologue.core import actions
 from duologue.core.schema import AcceptDeal, Dialogue, Message, RejectDeal, SubmitDeal, WalkAway
 from duologue.core.task import Observation, Task
 from duologue.tasks.casino.agents import COUNT_WORDS, CasinoRuleAgent
-from duologue.tasks.casino.rules import ISSUES, PACKAGES_PER_ISSUE, complement
+from duologue.tasks.casino.rules import ISSUES, PACKAGES_PER_ISSUE, WALK_AWAY_POINTS, complement
+from duologue.tasks.casino.task import pending_deal
 from duologue.tasks.casino.understanding import FILLER, IMPLICIT_WORDS, NUMBER_WORDS, Reading, issue_of_word, read
 
 STRATEGY_ORDER = (
@@ -56,6 +57,8 @@ STRATEGY_ORDER = (
 """Strategy labels, most telling first: a message with several labels takes the first of these."""
 MESSAGE_ACTS = ("propose", "agree", "disagree", *STRATEGY_ORDER)
 DEAL_ACTS = ("submit", "accept", "reject", "walk-away")
+OPTIONS: dict[str, tuple[str, ...]] = {"propose": ("plan", "greedy", "even"), "answer": ("accept", "reject")}
+"""The variants a learned strategy may pick (see `choose_option`): the split of a proposal and the answer to a deal."""
 CHAT_ACTS = STRATEGY_ORDER
 _DEAL_EVENTS = {SubmitDeal: "submit", AcceptDeal: "accept", RejectDeal: "reject", WalkAway: "walk-away"}
 
@@ -474,7 +477,7 @@ class CasinoModularAgent(ModularAgent):
             self.refused = 0
             return self.task.sample_action(self.party, self.rng)
         if "accept-deal" in legal:
-            return planner._answer(observation)  # accept only what is worth it; never below walking away at the end
+            return self._answer(planner._answer(observation), observation)  # accept only what is worth it; never below walking away at the end
         if "say" not in legal and "submit-deal" not in legal:
             return actions.WalkAway()
         turns_left = observation.turns_left if observation.turns_left is not None else 99
@@ -526,7 +529,7 @@ class CasinoModularAgent(ModularAgent):
         if act == "propose":
             planner.their_offer = None
             planner.i_rejected = False
-            split = self.keep_word(planner._next_offer(observation))
+            split = self._split(observation)
             self.splits_made.append((dict(split), frozenset(self.needs_said)))
             planner.my_offer, planner.offer_open = dict(split), True
             planner.partner_agreed = False
@@ -551,6 +554,54 @@ class CasinoModularAgent(ModularAgent):
         planner.greeted = True
         self.greeted_already = self.greeted_already or read(text).greets or act == "small-talk"
         return actions.Say(text=text)
+
+    # ------------------------------------------------------------------ argument variants (for a learned strategy)
+
+    def option_names(self) -> list[str]:
+        """Every `point:option` a learned policy may choose (its vocabulary beside the acts)."""
+        return [f"{point}:{option}" for point, options in OPTIONS.items() for option in options]
+
+    def choose_option(self, point: str, context: Sequence[str], options: Sequence[str]) -> str:
+        """Which variant to play at `point` (`propose` or `answer`): the planner's own, always the first.
+        A learned strategy (`rl:`) replaces this; the modular agent itself plays exactly as its planner says."""
+        return options[0]
+
+    def _option(self, point: str, observation: Observation, options: Sequence[str]) -> str:
+        if len(options) < 2:
+            return options[0]
+        turns_left = observation.turns_left if observation.turns_left is not None else 99
+        stage = "early" if turns_left > 20 else "mid" if turns_left > 10 else "late"
+        informed = "informed" if self.planner.model.informed() else "guessing"
+        return self.choose_option(point, (*self.context(observation), stage, informed), options)
+
+    def _split(self, observation: Observation) -> dict[str, int]:
+        """The split to propose: the planner's (`plan`), or a variant a learned strategy picks: `greedy`, the
+        best split for me the belief expects the partner to value above walking away, or `even`, the one
+        whose points for the two sides the belief expects closest."""
+        planner = self.planner
+        splits = {"plan": self.keep_word(planner._next_offer(observation))}
+        rows = [r for r in planner._frontier() if r[0] not in planner.declined and r[1] > WALK_AWAY_POINTS and r[2] > WALK_AWAY_POINTS]
+        if rows:
+            order = lambda r: tuple(r[0][i] for i in ISSUES)  # noqa: E731 - a deterministic tie-break
+            greedy = max(rows, key=lambda r: (r[1], r[2], order(r)))
+            even = min(rows, key=lambda r: (abs(r[1] - r[2]), -(r[1] + r[2]), order(r)))
+            for name, row in (("greedy", greedy), ("even", even)):
+                split = self.keep_word(row[0])
+                if split not in splits.values():
+                    splits[name] = split
+        return splits[self._option("propose", observation, list(splits))]
+
+    def _answer(self, answer: actions.Action, observation: Observation) -> actions.Action:
+        """The planner's answer to a submitted deal, or the other one when a learned strategy picks it
+        (a deal worth less than walking away is never accepted; a walk-away stays one)."""
+        deal = pending_deal(observation.transcript)
+        if deal is None or not isinstance(answer, (actions.AcceptDeal, actions.RejectDeal)):
+            return answer
+        usual = "accept" if isinstance(answer, actions.AcceptDeal) else "reject"
+        options = [usual] + ([o for o in ("accept", "reject") if o != usual] if self.planner._mine(dict(deal.theirs)) > WALK_AWAY_POINTS else [])
+        if self._option("answer", observation, options) == usual:
+            return answer
+        return actions.AcceptDeal() if usual == "reject" else actions.RejectDeal()
 
     def _submit(self, share: dict[str, int]) -> actions.Action:
         self.chat_run = 0

@@ -36,6 +36,7 @@ The generic machinery is `duologue.agents.modular`; this module holds what is ab
 from __future__ import annotations
 
 import copy
+import math
 import random
 import re
 from collections import Counter, defaultdict
@@ -71,6 +72,17 @@ from duologue.tasks.craigslist.reading import AVAILABILITY, SOCIAL, read_message
 CHAT_ACTS = ("inquiry", "inform", "unknown", "disagree", "vague-price")
 PRICE_ACTS = ("init-price", "counter-price", "insist")
 POLICY_ACTS = ("intro", *CHAT_ACTS, *PRICE_ACTS, "agree", "offer", "quit")
+OPTIONS: dict[str, tuple[str, ...]] = {
+    "init-price": ("step", "bold"),
+    "counter-price": ("step", "hold", "small", "meet"),
+    "offer": ("step", "hold", "meet"),
+    "answer": ("accept", "reject"),
+}
+"""The argument variants of the number-carrying acts, and the answer to an offer (see `choose_option`).
+
+`step` is what the price manager does (its opening, its usual concession, its offer), `bold` an
+opening further from the partner, `hold` my last price again, `small` half the usual concession,
+`meet` halfway between my last price and the partner's (never past my limit)."""
 
 # ---------------------------------------------------------------------------- the built-in prior
 
@@ -431,7 +443,11 @@ class CraigslistModularAgent(ModularAgent):
         turns_left = observation.turns_left
         if "accept" in legal:
             pending = planner._pending_offer(observation)
-            if pending is not None and (planner._takes_final(pending, turns_left) or (planner.within_limit(pending) and turns_left is not None and turns_left <= 4)):
+            takes = pending is not None and (planner._takes_final(pending, turns_left) or (planner.within_limit(pending) and turns_left is not None and turns_left <= 4))
+            answers: tuple[str, ...] = ("accept", "reject") if takes else ("reject", "accept")
+            if pending is None or not planner.within_limit(pending):
+                answers = answers[:1]  # never a deal beyond my limit
+            if self._option("answer", observation, answers) == "accept":
                 return actions.Accept()
             planner.new_price = True
             return actions.Reject()
@@ -539,14 +555,22 @@ class CraigslistModularAgent(ModularAgent):
         if act == "offer":
             theirs = planner.their_price
             good = theirs is not None and planner._good_enough(theirs, observation.turns_left)
-            return self._offer(theirs if good else planner.my_price)  # type: ignore[arg-type]
+            usual = theirs if good else planner.my_price
+            if usual is not None:
+                usual = self._priced("offer", observation, usual, hold=planner.my_price, meet=self._meet())
+            return self._offer(usual)  # type: ignore[arg-type]
         if act == "quit":
             return actions.Quit()
         price: float | None = None
         if act == "init-price":
-            price = planner._round(planner.opening)
+            price = self._priced("init-price", observation, planner._round(planner.opening), bold=self._bold())
         elif act == "counter-price":
-            price = planner._round(planner.opening) if planner.my_price is None else planner._concede()
+            if planner.my_price is None:
+                price = self._priced("init-price", observation, planner._round(planner.opening), bold=self._bold())
+            else:
+                usual = planner._concede()
+                small = self._nice(planner.my_price + (usual - planner.my_price) / 2)
+                price = self._priced("counter-price", observation, usual, hold=planner.my_price, small=small, meet=self._meet())
             if planner.my_price is not None and abs(price - planner.my_price) < 1e-9:
                 act = "insist"
             elif planner.their_price is not None and abs(price - planner.their_price) < 1e-9:
@@ -573,6 +597,67 @@ class CraigslistModularAgent(ModularAgent):
         self.my_acts.append(act)
         planner.spoken += 1
         return actions.Say(text=text)
+
+    # ------------------------------------------------------------------ argument variants (for a learned strategy)
+
+    def option_names(self) -> list[str]:
+        """Every `point:option` a learned policy may choose (its vocabulary beside the acts)."""
+        return [f"{point}:{option}" for point, options in OPTIONS.items() for option in options]
+
+    def choose_option(self, point: str, context: Sequence[str], options: Sequence[str]) -> str:
+        """Which variant to play at `point` (an act or `answer`): the price manager's own, always the first.
+        A learned strategy (`rl:`) replaces this; the modular agent itself plays exactly as its planner says."""
+        return options[0]
+
+    def _option(self, point: str, observation: Observation, options: Sequence[str]) -> str:
+        return options[0] if len(options) < 2 else self.choose_option(point, self.option_context(observation), options)
+
+    def option_context(self, observation: Observation) -> tuple[str, ...]:
+        """The act context plus how late it is and where the partner's price stands between my target and limit."""
+        planner = self.planner
+        turns_left = observation.turns_left
+        stage = "early" if turns_left is None or turns_left > 15 else "mid" if turns_left > 8 else "late"
+        theirs, span = planner.their_price, planner.target - planner.limit
+        if theirs is None or abs(span) < 1e-9:
+            standing = "none"
+        else:
+            share = (planner.target - theirs) / span  # 0 at my target, 1 at my limit
+            standing = "target" if share <= 0 else "near" if share < 0.34 else "mid" if share < 0.67 else "far" if share <= 1 else "beyond"
+        return (*self.context(observation), stage, standing)
+
+    def _priced(self, point: str, observation: Observation, usual: float, **others: float | None) -> float:
+        """The price of `point`: the planner's `usual` (option `step`) or a variant a learned strategy picks.
+        Variants beyond my limit or equal to an earlier one are not offered."""
+        prices = {"step": usual}
+        for name in OPTIONS[point][1:]:
+            price = others.get(name)
+            if price is not None and self.planner.within_limit(price) and all(abs(price - p) > 1e-9 for p in prices.values()):
+                prices[name] = price
+        return prices[self._option(point, observation, list(prices))]
+
+    def _nice(self, price: float) -> float:
+        """A price rounded to the planner's unit in my favour, kept within my limit (not my comfort price)."""
+        planner = self.planner
+        units = price / planner.step
+        value = (math.ceil(units - 1e-9) if planner.seller else math.floor(units + 1e-9)) * planner.step
+        if not planner.within_limit(value):
+            value = planner.limit
+        return float(round(value, 2))
+
+    def _meet(self) -> float | None:
+        """Halfway between my last price and the partner's (None until both named one)."""
+        mine, theirs = self.planner.my_price, self.planner.their_price
+        if mine is None or theirs is None or self.planner._better(theirs, mine):
+            return None
+        return self._nice((mine + theirs) / 2)
+
+    def _bold(self) -> float | None:
+        """An opening further from the partner than the planner's by a sixth of the listing price (a buyer's only:
+        a seller already opens at the listing price)."""
+        planner = self.planner
+        if planner.seller:
+            return None
+        return self._nice(max(planner.opening - planner.listing / 6, 0.05 * planner.listing))
 
     def _listing_reply(self, partner_said: str, observation: Observation) -> str:
         """A seller's answer to the partner's question from the listing: the words that answer it, else an honest `not sure`."""

@@ -1,0 +1,70 @@
+"""The `rl:` agent: a learned policy picks the modular agent's acts and, where its task offers them, their variants."""
+
+from __future__ import annotations
+
+import pytest
+
+from duologue import tasks
+from duologue.agents import make_agent
+from duologue.agents.rl import RLAgent
+from duologue.core.episode import play_episode
+from duologue.learning.policy import CoarsePolicy
+from duologue.learning.train import TrainConfig, supervised_acts
+
+
+def vocabulary(task_id: str) -> list[str]:
+    return supervised_acts(TrainConfig(task=task_id))
+
+
+@pytest.mark.parametrize(("task_id", "expected"), [
+    ("craigslist-v0", {"counter-price:step", "counter-price:hold", "counter-price:meet", "offer:step", "answer:reject", "init-price:bold"}),
+    ("casino-v0", {"propose:plan", "propose:greedy", "propose:even", "answer:accept", "answer:reject"}),
+])
+def test_the_vocabulary_holds_the_acts_and_their_variants(task_id, expected):
+    acts = vocabulary(task_id)
+    assert expected <= set(acts)
+    assert any(":" not in act for act in acts)  # the coarse acts themselves stay
+
+
+def play(task_id: str, policy: CoarsePolicy, partner: str, games: int) -> tuple[list, list[RLAgent]]:
+    dialogues, agents = [], []
+    for number in range(games):
+        task = tasks.make(task_id)
+        agent = RLAgent("test", policy=policy, record=True)
+        seat = task.party_ids[number % 2]
+        dialogues.append(play_episode(task, {seat: agent, task.other(seat): make_agent(partner, task)}, seed=100 + number))
+        agents.append(agent)
+    return dialogues, agents
+
+
+def chosen(policy: CoarsePolicy, agents: list[RLAgent]) -> list[str]:
+    return [policy.acts[d.acts[d.chosen]] for agent in agents for d in agent.decisions if d.acts[d.chosen] >= 0]
+
+
+def test_a_fresh_policy_mostly_plays_the_planners_variant_and_tries_the_others():
+    policy = CoarsePolicy.fresh(vocabulary("craigslist-v0"), task="craigslist-v0", base="modular")
+    dialogues, agents = play("craigslist-v0", policy, "modular", 8)
+    picks = [act for act in chosen(policy, agents) if act.startswith("counter-price:")]
+    assert picks and picks.count("counter-price:step") > len(picks) / 2
+    assert all(sum(d.meta["illegal_actions"].values()) == 0 for d in dialogues)
+
+
+def test_a_policy_that_never_concedes_and_turns_offers_down_loses_deals_the_planner_makes():
+    acts = vocabulary("craigslist-v0")
+    stubborn = CoarsePolicy.fresh(acts, task="craigslist-v0", base="modular")
+    for name in ("counter-price:hold", "answer:reject", "init-price:bold", "insist", "offer:hold"):
+        stubborn.bias[stubborn.index(name)] = 12.0
+    dialogues, agents = play("craigslist-v0", stubborn, "rule", 10)
+    picks = chosen(stubborn, agents)
+    assert "answer:reject" in picks and "counter-price:step" not in picks
+    agreed = sum(bool(d.outcome and d.outcome.agreed) for d in dialogues)
+    planner_dialogues, _ = play("craigslist-v0", CoarsePolicy.fresh(acts, task="craigslist-v0", base="modular"), "rule", 10)
+    assert agreed < sum(bool(d.outcome and d.outcome.agreed) for d in planner_dialogues)
+
+
+def test_an_even_handed_casino_policy_proposes_the_even_split():
+    policy = CoarsePolicy.fresh(vocabulary("casino-v0"), task="casino-v0", base="modular")
+    policy.bias[policy.index("propose:even")] = 12.0
+    _, agents = play("casino-v0", policy, "modular", 4)
+    picks = [act for act in chosen(policy, agents) if act.startswith("propose:")]
+    assert picks and picks.count("propose:even") >= 0.9 * len(picks)  # offered only where it differs from the planner's split
