@@ -355,3 +355,70 @@ def test_hesitation_is_not_a_refusal(text):
 
 def test_hmm_with_a_complaint_still_refuses():
     assert read("Hmm, that is a lot to ask.").disagrees
+
+
+@pytest.mark.parametrize(
+    "text, share",
+    [
+        # a bare count right after a recipient stands for the item named before
+        ("We need water for the dogs. Can I have two and you take one?", {F: None, W: 2, D: None}),
+        ("I can do without firewood, so you get all 3. I would then get 2 food.", {F: 2, W: None, D: 0}),
+        ("We brought our own food, so I'd give you all of the extra.", {F: 0, W: None, D: None}),
+        # giving-up phrases give to the speaker when the partner is the giver
+        ("Would you be willing to part with 1 water for 1 food?", {F: 2, W: 1, D: None}),
+        ("I'm ok with letting go of two of the firewood", {F: None, W: None, D: 1}),
+        # a summary of one's own share
+        ("Let me get the last firewood then, making 2 foods, 2 firewood and 1 water.", {F: 2, W: 1, D: 2}),
+        # a single item asked for by what it would do
+        ("I get thirsty on hikes so 1 extra water would help.", {F: None, W: 1, D: None}),
+        # one count for two items joined after "package of"
+        ("Could I take the firewood and 1 extra package of food and water?", {F: 1, W: 1, D: 3}),
+        # "the X" inside a counted list is all of it, even after a need
+        ("If I only get 1 food I need 2 waters and the firewood.", {F: 1, W: 2, D: 3}),
+        # words glued to "and"
+        ("you can have 2 firewood while i get 1 firewood, 3 waterand 3 food", {F: 3, W: 3, D: 1}),
+        # the rest goes where its own marker says, with or without "the"
+        ("I get 3 firewood and the rest is yours", {F: 0, W: 0, D: 3}),
+        ("no, I get 3 firewood then rest is yours", {F: 0, W: 0, D: 3}),
+        # "the X" far from its taker, or a part of it, is not all of it
+        ("You get 2 firewood, and I'll take 2 water and 2 food, since I'm taking a haircut on the firewood.", {F: 2, W: 2, D: 1}),
+        ("You get two waters and I get one of the food, so you get the majority of both the water and food.", {F: 1, W: 1, D: None}),
+        # misspelt packages, and a bare list before the speaker's giving
+        ("I was hoping to get 3 extra packaged of water", {F: None, W: 3, D: None}),
+        ("No 3 packages of firewood, 1 package of water, and I can give you 3 packages of food.", {F: 0, W: 1, D: 3}),
+        # what comes "in exchange for" goes the other way from what was just taken
+        ("Would it be possible to get all of the water in exchange for all of the firewood?", {F: None, W: 3, D: 0}),
+        # "you do X and I get Y": X is the partner's
+        ("Would you do 3 waters and 1 firewood and I get 3 food and 2 firewood?", {F: 3, W: 0, D: 2}),
+        # "all 2 food" is two; bundles are firewood even when water was named last
+        ("I could get all 2 food, and you can have all of the firewood and 1 food.", {F: 2, W: None, D: 0}),
+        ("Now the firewood. We will boil our water from the creek. I think 2 bundles for me, and one for you.", {F: None, W: None, D: 2}),
+        # an infinitive's taker is the nearest person before it, the speaker when there is none
+        ("Come on, i am the one to get the 2 food and 2 water!", {F: 2, W: 2, D: None}),
+        ("I feel it's only fair to have all of firewood, one water, and two food.", {F: 2, W: 1, D: 3}),
+        ("I'd like you to have 2 food.", {F: 1, W: None, D: None}),
+        # "will you be okay with" a count offers the partner that count
+        ("I take all the extra food. Will you be okay with 1 firewood?", {F: 3, W: None, D: 2}),
+        # a count glued to its item, and a bare count closed by "at least"
+        ("So can I have 2 food 1 firewood and 2water?", {F: 2, W: 2, D: 1}),
+        ("But as for water I would like 2 at least.", {F: None, W: 2, D: None}),
+    ],
+)
+def test_reads_offer_families_of_the_second_draw(text, share):
+    assert read(text).proposal == share
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How about I get one less food and an additional water?",  # a change against an earlier split
+        "I can give you all the food you need.",  # bounded by a need, not a count
+        "Could I trade one firewood for another food?",
+        "I have a medical condition, so I would need the most food.",  # a superlative, not "most of"
+        "You're good with the extra water and firewood?",  # asks about a deal already made
+        "It's hard for them to get water out there.",
+        "We have two kids and you have one.",  # counts of people, no recipient of items
+    ],
+)
+def test_relative_and_need_bounded_shares_are_no_offer(text):
+    assert offer_of(read(text)) is None

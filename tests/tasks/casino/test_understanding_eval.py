@@ -10,8 +10,10 @@ import pytest
 from duologue.tasks.casino.understanding_eval import DRAW_SEED, draw, half_of, load_set
 from duologue.tasks.casino.understanding_words import _tokens, issue_of_word
 
-SECOND_DRAW_ROUNDS = 107 + 108
-"""Items of rounds 7 and 8, the last lines of the set."""
+SECOND_DRAW_ROUNDS_ITEMS = {7: 107, 8: 108, 9: 111, 10: 112, 11: 107, 12: 112}
+"""Items kept of each round of the second draw (120 drawn each, less the unsettled)."""
+SECOND_DRAW_ROUNDS = sum(SECOND_DRAW_ROUNDS_ITEMS.values())
+"""Items of rounds 7 on, the last lines of the set."""
 
 
 def _rows() -> list[dict]:
@@ -37,6 +39,6 @@ def test_the_draw_is_seeded_and_its_rounds_are_taken_in_order(corpus_path):
     assert positions == sorted(positions)  # labelled in the draw's order
     earlier = {r["ref"] for r in _rows()[:-SECOND_DRAW_ROUNDS]}
     fresh = [r for r in order[: positions[-1] + 1] if r not in earlier]
-    assert len(fresh) == 240 and set(taken) <= set(fresh)  # two rounds of 120, less the unsettled
+    assert len(fresh) == 120 * len(SECOND_DRAW_ROUNDS_ITEMS) and set(taken) <= set(fresh)  # rounds of 120, less the unsettled
     texts = {i.ref: i.text for i in load_set(folder)}
     assert all(any(issue_of_word(t) or t.isdigit() or t in {"one", "two", "three", "all", "none", "zero", "both", "half"} for t in _tokens(texts[ref])) for ref in taken)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from duologue.tasks.casino.understanding_words import NUMBER_WORDS
 
 _ME, _YOU = "me", "you"
+_OTHERS = {"they", "them", "he", "she", "him", "her", "kids", "children", "family", "someone", "anyone", "everyone"}
 _SUBJECT_ME = {"i", "we", "me", "us", "myself", "ourselves"}
 _SUBJECT_YOU = {"you", "u", "yourself", "ya"}
 _AUX = {"can", "could", "would", "will", "ll", "d", "should", "may", "might", "must", "to", "just", "then", "also", "do", "get", "go", "shall", "m", "am", "are", "re",
@@ -23,7 +24,7 @@ _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("can", "i", "have"): 3, ("can", "i", "get"): 3, ("can", "i", "take"): 3, ("could", "i", "have"): 3, ("could", "i", "get"): 3,
     ("could", "i", "take"): 3, ("may", "i", "have"): 3, ("i", "propose"): 2, ("survive", "with", "less", "than"): 4, ("do", "with", "less", "than"): 4,
     ("with", "less", "than"): 3, ("able", "to", "have"): 3, ("able", "to", "get"): 3, ("able", "to", "take"): 3, ("make", "do", "with"): 3,
-    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("take", "less", "than"): 3, ("looking", "for"): 2, ("accept", "less", "than"): 3, ("manage", "with"): 2, ("consider",): 1, ("me", "up", "with"): 3, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3,
+    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("take", "less", "than"): 3, ("looking", "for"): 2, ("accept", "less", "than"): 3, ("manage", "with"): 2, ("consider",): 1, ("me", "up", "with"): 3, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3, ("possible", "to", "get"): 3, ("possible", "to", "have"): 3, ("possible", "to", "take"): 3,
 }
 """Phrases after which the items named go to the speaker ("I insist on 2 firewood", "hoping for two water")."""
 _YOU_PHRASES: dict[tuple[str, ...], int] = {
@@ -65,7 +66,9 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
             if phrase[-1] == "with" and i + length < len(tokens) and tokens[i + length] in {"you", "your", "that", "this", "it", "u"}:
                 break  # "okay with your group taking all 3 food" is about the partner's share
             if phrase[0] not in {"i", "can", "could", "may", "in", "me", "consider", "for"} and phrase != ("make", "it") and any(w in _SUBJECT_YOU for w in tokens[max(0, i - 3) : i]):
-                break  # "would you be okay with 3 water" asks about the partner's share
+                if phrase[-1] == "with" and phrase[0] in {"happy", "fine", "ok", "okay", "good"} and tokens[i + length : i + length + 1] in (["1"], ["2"], ["3"], ["one"], ["two"], ["three"]):
+                    return _YOU, length, False  # "will you be okay with 1 firewood?" offers the partner that share
+                break  # "are you hoping for 2 water?" asks about the partner's wish
             return _ME, length, False
     for phrase, length in _YOU_PHRASES.items():
         if tuple(tokens[i : i + length]) == phrase and not negated:  # "it doesn't seem fair for you to get all the firewood"
@@ -81,11 +84,23 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
         k = i + 1 if i + 1 < len(tokens) and tokens[i + 1] in {":", "-", ","} else i
         if k + 1 < len(tokens) and tokens[k + 1] in {"0", "1", "2", "3", "one", "two", "three"}:
             return (_ME if t == "me" else _YOU), k - i + 1, False  # "Me 2 food 1 water. You, 1 food, 2 water"
+    if t == "to" and nxt in {"get", "have", "take", "receive", "keep", "grab"}:
+        # "it's only fair to have all of the firewood", "i am the one to get the 2 food": the infinitive's
+        # taker is the nearest person named before it, the speaker when none is
+        person = next((w for w in reversed(tokens[max(0, i - 4) : i]) if w in _SUBJECT_YOU | _SUBJECT_ME | _OTHERS), None)
+        if person in _OTHERS or negated:
+            return None, 0, False  # "it doesn't seem fair for you to get all the firewood"
+        return (_YOU if person in _SUBJECT_YOU else _ME), 2, False
     if t in {"like", "love", "prefer"} and i >= 1 and tokens[i - 1] in {"would", "d"} and (i < 2 or tokens[i - 2] not in _SUBJECT_YOU):
         return _ME, 1, False  # "... and would like to have 3 firewoods"
     for phrase, length in _GIVE_UP.items():
         if tuple(tokens[i : i + length]) == phrase:
-            return _YOU, length, False  # "I'm ok with letting go of two of the firewood"
+            # "I'm ok with letting go of two of the firewood"; "would you be willing to part with 1 water"
+            # gives to the speaker: the giver is the nearest person named before the phrase
+            giver = next((w for w in reversed(tokens[max(0, i - 5) : i]) if w in _SUBJECT_ME | _SUBJECT_YOU), None)
+            return (_ME if giver in _SUBJECT_YOU else _YOU), length, False
+    if t in {"making", "totaling", "totalling"} and nxt in {"0", "1", "2", "3", "one", "two", "three", "all"}:
+        return _ME, 1, False  # "so let me get the remaining firewood then. making 2 foods, 2 firewood and 1 water"
     if t in {"not", "never"} and nxt in _KEEP_VERBS:
         # "I can't give you any of the water", "I won't part with any firewood": the speaker keeps it
         j = i + 2

@@ -26,6 +26,7 @@ from duologue.tasks.casino.understanding_markers import (
     _YOU,
     _recipient_marker,
 )
+from duologue.tasks.casino.understanding_shapes import RELATIVE, for_your_need, helps_ask, implied_count, you_do
 from duologue.tasks.casino.understanding_words import FILLER, NUMBER_WORDS, _count_after, _count_before, issue_of_word
 
 # ---------------------------------------------------------------------------- proposals
@@ -59,6 +60,8 @@ _VERDICT = {"would", "will", "work", "works", "best", "be", "good", "great", "fi
             "fair", "fairer", "a", "little", "bit", "more", "is", "alright", "thats", "that", "s", "all"}
 """Words that may close a bare list ("2 firewood, 1 water, 1 food would work best")."""
 _PACKAGES = {"package", "packages", "pack", "packs", "packet", "packets", "unit", "units", "bundle", "bundles", "bottle", "bottles", "item", "items", "one", "1", "2", "3"}
+_PARTIAL = {"majority", "most", "some", "half", "part", "bit", "little", "portion", "share", "less", "fewer"}
+"""Words before "the X" that make it a part, not all of it ("you get the majority of both the water and food")."""
 _ELLIPSIS_AUX = {"would", "will", "could", "can", "then", "also", "really", "still", "be", "d", "ll", "only", "just", "rather", "probably"}
 
 
@@ -110,7 +113,7 @@ def _bare_list(tokens: list[str], start: int, end: int) -> bool:
     words = tokens[start:end]
     while words and words[-1] in _VERDICT:
         words = words[:-1]
-    counted = sum(1 for k, w in enumerate(words) if issue_of_word(w) and k > 0 and (words[k - 1] in NUMBER_WORDS or words[k - 1] == "no"))
+    counted = sum(1 for k, w in enumerate(words) if issue_of_word(w) and k > 0 and (words[k - 1] == "no" or _count_before(words, k, 0) is not None))
     return counted >= 2 and all(w in FILLER or w in NUMBER_WORDS or w in _LIST_WORDS or issue_of_word(w) for w in words)
 
 
@@ -134,7 +137,8 @@ def _vague_sentence(tokens: list[str], start: int) -> bool:
     end = start
     while end < len(tokens) and tokens[end] not in {".", "!", "?", ";", "\n"}:
         end += 1
-    return bool(_VAGUE.search(" ".join(tokens[start:end])))
+    sentence = " ".join(tokens[start:end])
+    return bool(_VAGUE.search(sentence) or RELATIVE.search(sentence))
 
 
 _NEEDS_NONE = re.compile(r"\b(?:i|we) (?:(?:do|will|would|really|actually|m|am|are|re) )*(?:not|never) (?:need|want|require) any (?:(?:more|extra|of|the|additional) )*(\w+)")
@@ -187,7 +191,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
         opens = t in {"how", "what"} and tokens[i + 1 : i + 2] in (["about"], ["bout"]) and i > sentence_start and tokens[i - 1] not in _INTERJECTIONS and recipient is None
         if t in _ENDS or opens or (t == "-" and i + 1 < len(tokens) and _opens_ask(tokens, i + 1)):
             # "... getting closer to an agreement how about 1 firewood, 2 food, and one water?": a new ask starts
-            if pending and not marked and _own_ask(tokens, sentence_start, pending_at, i):
+            if pending and ((not marked and _own_ask(tokens, sentence_start, pending_at, i)) or helps_ask(tokens, sentence_start, pending_at, i)):
                 assign(_ME, pending)  # "maybe 2 firewood, 2 water and a food?": the speaker's own ask
             else:
                 dropped.extend(pending)
@@ -241,6 +245,10 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             recipient, anchor = _YOU, i + 1  # "I'll keep all the firewood and send 2 food"
             i += 1
             continue
+        if recipient in (_ME, _YOU) and tokens[i : i + 3] in (["in", "exchange", "for"], ["in", "return", "for"]):
+            recipient, anchor = (_YOU if recipient == _ME else _ME), i + 3  # "get all the water in exchange for all the firewood"
+            i += 3
+            continue
         who, used, postfix = _recipient_marker(tokens, i)
         if who is not None:
             first_marker, marked = not marked, True
@@ -251,8 +259,13 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 closed_by = who
                 recipient = None  # "3 firewood for me, 3 water for you": each list has its own recipient
             else:
-                if pending and first_marker and _own_ask(tokens, sentence_start, pending_at, i):
+                clause = i  # where the marker's clause starts: "No 3 firewood, 1 water, and I can give you 3 food"
+                while clause > pending_at + 1 and tokens[clause - 1] in _SUBJECT_ME | _AUX | {"and", ","}:
+                    clause -= 1
+                if pending and first_marker and _own_ask(tokens, sentence_start, pending_at, clause):
                     assign(_ME, pending)  # "how about 2 foods and 2 waters and then I forfeit the firewood"
+                elif pending and first_marker and who == _ME and you_do(tokens, sentence_start, pending_at):
+                    assign(_YOU, pending)  # "would you do 3 waters and 1 firewood and I get 3 food and 2 firewood?"
                 else:
                     dropped.extend(pending)
                 recipient = who
@@ -262,8 +275,11 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             anchor = i
             continue
         issue = issue_of_word(t)
-        if issue is None and last_issue is not None and recipient in (_ME, _YOU) and _stands_for_last(tokens, i):
+        postfixed = i + 1 < len(tokens) and _recipient_marker(tokens, i + 1)[2]  # "2 bundles for me"
+        if issue is None and last_issue is not None and (recipient in (_ME, _YOU) or postfixed) and _stands_for_last(tokens, i):
             issue = last_issue  # "I need firewood the most but you can have 2 of them", "I would like all 3 packages"
+            if t.startswith("bundle") and "Firewood" in {issue_of_word(w) for w in tokens[:i]}:
+                issue = "Firewood"  # "Now for the firewood. ... our water from the creek. 2 bundles for me"
         if issue is None and t == "woods" and _count_before(tokens, i, sentence_start) is not None:
             issue = "Firewood"  # "3 waters 2 woods"
         if issue is not None:
@@ -277,10 +293,16 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             if i + 2 < len(tokens) and tokens[i + 1] == "or" and issue_of_word(tokens[i + 2]):
                 count = None  # "one more water or food": either, not both
             k = i - 1 if i >= 2 and tokens[i - 1] in {"extra", "additional"} else i  # "I take the extra firewood" ("the remaining X" may be part)
-            if count is None and k >= 1 and tokens[k - 1] == "the" and recipient is not None and not wish and (k < 3 or tokens[k - 2] != "of" or tokens[k - 3] == "all"):
+            listed = k >= 2 and tokens[k - 2] in {"and", ","} and last_count is not None  # "I need 2 waters and the firewood"
+            near = [w for w in tokens[anchor : k - 1] if w not in FILLER and w not in _LIST_WORDS and w not in _AUX and w not in NUMBER_WORDS and not issue_of_word(w)]
+            if count is None and k >= 1 and tokens[k - 1] == "the" and recipient is not None and (not wish or listed) and len(near) <= 1 and not set(near) & _PARTIAL and (k < 3 or tokens[k - 2] != "of" or tokens[k - 3] == "all"):
                 count = PACKAGES_PER_ISSUE  # "you can have the food": all of it
             if count is None and last_count is not None and tokens[i - 1] in {"and", "&"} and "each" in tokens[max(0, i - 6) : i]:
                 count = last_count  # "1 each of the food and water"
+            if count is None and last_count is not None and tokens[i - 1] == "and" and i >= 4 and tokens[i - 3] == "of" and tokens[i - 4] in _PACKAGES and issue_of_word(tokens[i - 2]):
+                count = last_count  # "1 extra package of food and water"
+            if count == PACKAGES_PER_ISSUE and for_your_need(tokens, i):
+                count = None  # "I can give you all the food you need"
             if count is None and last_count == PACKAGES_PER_ISSUE and i >= 1 and tokens[i - 1] in {"and", ",", "&"}:
                 count = PACKAGES_PER_ISSUE  # "all the water and food"
             if t in _FIRE_WORDS and (i == 0 or tokens[i - 1] not in {"0", "1", "2", "3", "one", "two", "three", "all"}) and tokens[max(0, i - 2) : i] != ["all", "the"]:
@@ -309,6 +331,10 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 pending.append((issue, _THE))  # "the firewood is all yours"
             i += 1
             continue
+        if recipient in (_ME, _YOU) and i == anchor and last_issue is not None and (implied := implied_count(tokens, i)):
+            assign(recipient, [(last_issue, implied[0])])  # "I need water. Can I have two and you take one?"
+            i += implied[1]
+            continue
         # a bare count standing for the last item: "2 water for me and 1 for you"
         if t in {"0", "1", "2", "3", "one", "two", "three", "none"} and last_issue is not None and i >= 1 and tokens[i - 1] in {",", "and", "&", "then", ":", "with", "be", "is"}:
             nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
@@ -318,12 +344,15 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                     assign(who2, [(last_issue, NUMBER_WORDS[t])])
                     i += 3
                     continue
-        if recipient in (_ME, _YOU) and _rest_word(tokens, i):
-            rest_for, found = recipient, True  # "... and you get the rest / everything else / the others / what's left"
-        elif recipient is None and i + 1 < len(tokens) and _rest_word(tokens, i):
-            who2, _, postfix2 = _recipient_marker(tokens, i + 1)
+        if _rest_word(tokens, i) or (t == "rest" and tokens[i - 1] in {"then", "and", ","}):
+            j = i + 1
+            while j < len(tokens) and tokens[j] in {"is", "are", "goes", "go", "can", "will", "be"}:
+                j += 1
+            who2, _, postfix2 = _recipient_marker(tokens, j) if j < len(tokens) else (None, 0, False)
             if who2 in (_ME, _YOU) and postfix2:
-                rest_for, found = who2, True  # "... and the rest for you"
+                rest_for, found = who2, True  # "... and the rest for you", "I get 3 firewood then rest is yours"
+            elif recipient in (_ME, _YOU) and _rest_word(tokens, i):
+                rest_for, found = recipient, True  # "... and you get the rest / everything else / the others / what's left"
         if t == "each" and i >= 2 and tokens[i - 1] == "of" and tokens[i - 2] in NUMBER_WORDS and recipient in (_ME, _YOU):
             each_for = (recipient, NUMBER_WORDS[tokens[i - 2]])
             found = True

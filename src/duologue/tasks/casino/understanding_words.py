@@ -70,6 +70,9 @@ def normalize(text: str) -> str:
     """Lower case, common spellings joined, punctuation spaced out so tokens are clean."""
     text = text.lower().replace("’", "'").replace("‘", "'")
     text = re.sub(r"\bfire[\s-]+wood", "firewood", text)
+    text = re.sub(r"\b(waters?|foods?|firewoods?)and\b", r"\1 and", text)  # "3 waterand 3 food"
+    text = re.sub(r"\b([0-3])(waters?|foods?|firewoods?|woods?)\b", r"\1 \2", text)  # "2water"
+    text = re.sub(r"\bpa(?:ck|k|c)a?ge[sd]\b", "packages", text)  # "3 extra packaged of water", "2 pakages"
     text = re.sub(r"\b([a-z]{3,}),?\s+\1\b", r"\1", text)  # "really, really need"
     text = re.sub(r"\bh\s*2\s*o\b", "h2o", text)
     text = re.sub(r"\b(\d)\s*x\b", r"\1", text)  # "2x water"
@@ -141,11 +144,11 @@ def _count_before(tokens: list[str], i: int, start: int) -> int | None:
         if word == "both" or (j - 2 >= start and tokens[j - 1] in {"or", "to", "-"} and tokens[j - 2] in NUMBER_WORDS):
             return None  # "2 or 3 pieces of firewood" is no definite count
         # "the whole food" / "all the water" / "all 3 water"
-        if word in {"1", "2", "3", "one", "two", "three"} and j - 1 >= start and tokens[j - 1] in {"all"}:
-            return 3
+        if word in {"3", "three"} and j - 1 >= start and tokens[j - 1] in {"all"}:
+            return 3  # "all 2 food" is the two of them
         return NUMBER_WORDS[word]
     if word == "most":
-        return 2  # "most of the water"
+        return None if j - 1 >= start and tokens[j - 1] == "the" else 2  # "most of the water", but not "I need the most food"
     return None
 
 

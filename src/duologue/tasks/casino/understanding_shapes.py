@@ -1,0 +1,88 @@
+"""Shapes of CaSiNo offers that the split reader (`understanding_offers`) recognises beside its
+recipient markers: a bare count standing for the item named before ("I need water. Can I have two
+and you take one?"), a single item asked for by what it would do ("so 1 extra water would help"),
+relative changes that settle no share ("I get one less food"), and a count bound to what the
+partner needs rather than to a number ("all the food you need")."""
+
+from __future__ import annotations
+
+import re
+
+from duologue.tasks.casino.understanding_markers import _ENDS, _SUBJECT_YOU
+from duologue.tasks.casino.understanding_words import FILLER, NUMBER_WORDS, issue_of_word
+
+_DIGITS = {"0", "1", "2", "3", "one", "two", "three"}
+_AFTER_BARE = _ENDS | {",", "and", "so", "while", "then", "if", "but", "at"}  # "... I would like 2 at least"
+_EXTRA_ALL = (["of", "the", "extra"], ["the", "extra"], ["of", "the", "extras"], ["the", "extras"])
+
+
+def implied_count(tokens: list[str], i: int) -> tuple[int, int] | None:
+    """(count, tokens used) when the words at i, right after a recipient marker, are a count with no
+    item of its own ("can i have two and you take one", "so you get all 3.", "I'd give you all of
+    the extra."): it stands for the item named before. None otherwise."""
+    t = tokens[i]
+    j = i + 1
+    if t == "all":
+        for tail in _EXTRA_ALL:
+            if tokens[j : j + len(tail)] == tail:
+                j += len(tail)
+                break
+        else:
+            if tokens[j : j + 1] not in (["3"], ["three"]):
+                return None
+            j += 1
+        count = 3
+    elif t in _DIGITS:
+        count = NUMBER_WORDS[t]
+    else:
+        return None
+    nxt = tokens[j] if j < len(tokens) else "."
+    if nxt not in _AFTER_BARE:
+        return None
+    after = tokens[j + 1] if j + 1 < len(tokens) else ""
+    if nxt in {",", "and"} and (after in NUMBER_WORDS or issue_of_word(after) or after in FILLER):
+        return None  # "I get 2, 1 food and ...": a list whose items come later
+    return count, j - i
+
+
+_HELPS = (("would", "help"), ("would", "really", "help"), ("will", "help"), ("would", "be", "helpful"), ("would", "be", "great"),
+          ("would", "be", "nice"), ("would", "be", "appreciated"), ("would", "be", "enough"), ("is", "all", "i", "need"))
+_LEADS = {"so", "but", "and", ",", "then", "just", "only"}
+
+
+def helps_ask(tokens: list[str], start: int, first_item: int, end: int) -> bool:
+    """Whether a sentence's counted items, named with no recipient, are asked for by what they would
+    do for the speaker: "I am easily dehydrated so 1 extra water would help"."""
+    if any(w in _SUBJECT_YOU for w in tokens[start:end]):
+        return False
+    last = max(k for k in range(first_item, end) if issue_of_word(tokens[k]))
+    if tuple(tokens[last + 1 : end]) not in _HELPS:
+        return False
+    c = first_item - 1
+    while c > start and tokens[c] in FILLER:
+        c -= 1
+    if c < start or tokens[c] not in NUMBER_WORDS:
+        return False
+    return c == start or tokens[c - 1] in _LEADS
+
+
+RELATIVE = re.compile(r"\b(one|1|two|2|a) (less|fewer)\b(?! than)|\banother (\w+ )?(foods?|waters?|firewoods?|wood)\b")
+"""A change against an earlier split ("I get one less food and an additional water", "could I
+trade one firewood for another food?") settles no share."""
+
+
+def for_your_need(tokens: list[str], i: int) -> bool:
+    """Whether the item at i is bounded by the partner's need, not a count: "all the food you need"."""
+    nxt = tokens[i + 1 : i + 4]
+    if nxt[:1] == ["that"]:
+        nxt = nxt[1:]
+    return len(nxt) >= 2 and nxt[0] in _SUBJECT_YOU and nxt[1] in {"need", "want", "require", "may", "might", "could"}
+
+
+def you_do(tokens: list[str], start: int, first_item: int) -> bool:
+    """Whether the items from `first_item` follow "you do" ("would you do 3 waters and 1 firewood and
+    I get 3 food"): the partner's share, when the speaker's own comes after."""
+    for k in range(start, first_item - 1):
+        if tokens[k] in _SUBJECT_YOU and (tokens[k + 1] == "do" or (tokens[k + 1] in {"would", "could", "can"} and tokens[k + 2 : k + 3] == ["do"])):
+            return True
+    return False
