@@ -402,6 +402,12 @@ def test_hmm_with_a_complaint_still_refuses():
         # a count glued to its item, and a bare count closed by "at least"
         ("So can I have 2 food 1 firewood and 2water?", {F: 2, W: 2, D: 1}),
         ("But as for water I would like 2 at least.", {F: None, W: 2, D: None}),
+        # "if you want N X" grants the partner that share on a condition
+        ("if you want 2 waters I'd prefer to take all the food just in case", {F: 3, W: 1, D: None}),
+        # "it all" stands for the item named before
+        ("I could have 2 of the waters and really don't care about the firewood, you could have it all.", {F: None, W: 2, D: 0}),
+        # an ask goes on in a bare list followed by its reason
+        ("I would like 2 of the waters because it is hot. 2 foods because I have friends. Also 1 firewood so I can cook.", {F: 2, W: 2, D: 1}),
     ],
 )
 def test_reads_offer_families_of_the_second_draw(text, share):
@@ -417,6 +423,8 @@ def test_reads_offer_families_of_the_second_draw(text, share):
         "I have a medical condition, so I would need the most food.",  # a superlative, not "most of"
         "You're good with the extra water and firewood?",  # asks about a deal already made
         "It's hard for them to get water out there.",
+        "Are you sure you want 2 food?",  # asks about the partner's wish
+        "2 foods because I have friends coming.",  # a reason alone, no ask before it
         "We have two kids and you have one.",  # counts of people, no recipient of items
     ],
 )

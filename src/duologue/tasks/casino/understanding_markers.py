@@ -141,6 +141,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
             return _YOU, j - i + 2, False  # "I can get you one package of water"
         if j < len(tokens) and tokens[j] in _TAKE_VERBS:
             if t in _SUBJECT_YOU and tokens[j] in _WISH_VERBS:
+                if i >= 1 and tokens[i - 1] == "if" and j + 1 < len(tokens) and tokens[j + 1] in {"1", "2", "3", "one", "two", "three", "all"}:
+                    return _YOU, j - i + 1, False  # "if you want 2 waters I'd take all the food": granted on a condition
                 return None, 0, False  # "are you sure you need 2 food?" asks, it does not give
             if any(tokens[k] in {"not", "never"} for k in range(i + 1, j)):
                 return None, 0, False  # "I don't need 3 water" proposes nothing

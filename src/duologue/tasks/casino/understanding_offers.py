@@ -26,7 +26,7 @@ from duologue.tasks.casino.understanding_markers import (
     _YOU,
     _recipient_marker,
 )
-from duologue.tasks.casino.understanding_shapes import RELATIVE, for_your_need, helps_ask, implied_count, you_do
+from duologue.tasks.casino.understanding_shapes import RELATIVE, for_your_need, helps_ask, implied_count, reasoned_list, you_do
 from duologue.tasks.casino.understanding_words import FILLER, NUMBER_WORDS, _count_after, _count_before, issue_of_word
 
 # ---------------------------------------------------------------------------- proposals
@@ -193,6 +193,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             # "... getting closer to an agreement how about 1 firewood, 2 food, and one water?": a new ask starts
             if pending and ((not marked and _own_ask(tokens, sentence_start, pending_at, i)) or helps_ask(tokens, sentence_start, pending_at, i)):
                 assign(_ME, pending)  # "maybe 2 firewood, 2 water and a food?": the speaker's own ask
+            elif pending and not marked and assigned[_ME] and reasoned_list(tokens, sentence_start, i) is not None:
+                assign(_ME, pending)  # "I would like 2 waters because ... 2 foods because ...": the ask goes on
             else:
                 dropped.extend(pending)
             if t != "?":
@@ -262,7 +264,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 clause = i  # where the marker's clause starts: "No 3 firewood, 1 water, and I can give you 3 food"
                 while clause > pending_at + 1 and tokens[clause - 1] in _SUBJECT_ME | _AUX | {"and", ","}:
                     clause -= 1
-                if pending and first_marker and _own_ask(tokens, sentence_start, pending_at, clause):
+                continued = bool(assigned[_ME]) and reasoned_list(tokens, sentence_start, clause) is not None  # "... 2 foods because I have friends"
+                if pending and first_marker and (_own_ask(tokens, sentence_start, pending_at, clause) or continued):
                     assign(_ME, pending)  # "how about 2 foods and 2 waters and then I forfeit the firewood"
                 elif pending and first_marker and who == _ME and you_do(tokens, sentence_start, pending_at):
                     assign(_YOU, pending)  # "would you do 3 waters and 1 firewood and I get 3 food and 2 firewood?"

@@ -22,7 +22,12 @@ def implied_count(tokens: list[str], i: int) -> tuple[int, int] | None:
     the extra."): it stands for the item named before. None otherwise."""
     t = tokens[i]
     j = i + 1
-    if t == "all":
+    if tokens[i : i + 2] in (["it", "all"], ["them", "all"]):
+        j = i + 2  # "you could have it all"
+        if tokens[j : j + 1] in (["3"], ["three"]):
+            j += 1
+        count = 3
+    elif t == "all":
         for tail in _EXTRA_ALL:
             if tokens[j : j + len(tail)] == tail:
                 j += len(tail)
@@ -86,3 +91,19 @@ def you_do(tokens: list[str], start: int, first_item: int) -> bool:
         if tokens[k] in _SUBJECT_YOU and (tokens[k + 1] == "do" or (tokens[k + 1] in {"would", "could", "can"} and tokens[k + 2 : k + 3] == ["do"])):
             return True
     return False
+
+
+_REASONS = {"because", "since", "so", "as", "cause", "cuz", "bc"}
+
+
+def reasoned_list(tokens: list[str], start: int, end: int) -> int | None:
+    """Where the reason starts when a sentence is a bare list of counted items followed by why ("2 foods
+    because I have a couple of friends", "Also 1 firewood so that I can cook"), else None."""
+    while start < end and tokens[start] in {"also", "and", "plus", "then", ","}:
+        start += 1
+    reason = next((k for k in range(start, end) if tokens[k] in _REASONS), None)
+    if reason is None or reason == start:
+        return None
+    words = tokens[start:reason]
+    listed = all(w in FILLER or w in NUMBER_WORDS or w in {",", "and", "&"} or issue_of_word(w) for w in words)
+    return reason if listed and words[0] in NUMBER_WORDS and any(issue_of_word(w) for w in words) else None
