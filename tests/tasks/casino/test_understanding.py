@@ -408,6 +408,15 @@ def test_hmm_with_a_complaint_still_refuses():
         ("I could have 2 of the waters and really don't care about the firewood, you could have it all.", {F: None, W: 2, D: 0}),
         # an ask goes on in a bare list followed by its reason
         ("I would like 2 of the waters because it is hot. 2 foods because I have friends. Also 1 firewood so I can cook.", {F: 2, W: 2, D: 1}),
+        # "get away with", "make due with" name the speaker's share
+        ("I don't drink much water so I can get away with 1.", {F: None, W: 1, D: None}),
+        ("I can make due with one water, and all of the firewood.", {F: None, W: 1, D: 3}),
+        # "the remaining items" is the rest; "I don't need the food" is none of it inside a split
+        ("here's my offer: you get 2 food and 2 water, then i'll get the remaining items.", {F: 1, W: 1, D: 3}),
+        ("Are you willing to take 1 firewood and 2 waters? I also don't need the food.", {F: 0, W: 1, D: 2}),
+        # a count after "you" that is no need bound: "3 food you might ..."
+        ("if i gave you 2 water and 3 food you might be able to spare the 3 firewood", {F: 0, W: 1, D: 3}),
+        ("so I'll be 2 firewood, 1 water, 2 food?", {F: 2, W: 1, D: 2}),
     ],
 )
 def test_reads_offer_families_of_the_second_draw(text, share):

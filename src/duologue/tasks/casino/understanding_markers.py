@@ -24,7 +24,7 @@ _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("can", "i", "have"): 3, ("can", "i", "get"): 3, ("can", "i", "take"): 3, ("could", "i", "have"): 3, ("could", "i", "get"): 3,
     ("could", "i", "take"): 3, ("may", "i", "have"): 3, ("i", "propose"): 2, ("survive", "with", "less", "than"): 4, ("do", "with", "less", "than"): 4,
     ("with", "less", "than"): 3, ("able", "to", "have"): 3, ("able", "to", "get"): 3, ("able", "to", "take"): 3, ("make", "do", "with"): 3,
-    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("take", "less", "than"): 3, ("looking", "for"): 2, ("accept", "less", "than"): 3, ("manage", "with"): 2, ("consider",): 1, ("me", "up", "with"): 3, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3, ("possible", "to", "get"): 3, ("possible", "to", "have"): 3, ("possible", "to", "take"): 3,
+    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("take", "less", "than"): 3, ("looking", "for"): 2, ("accept", "less", "than"): 3, ("manage", "with"): 2, ("consider",): 1, ("me", "up", "with"): 3, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3, ("get", "away", "with"): 3, ("get", "by", "with"): 3, ("make", "due", "with"): 3, ("possible", "to", "get"): 3, ("possible", "to", "have"): 3, ("possible", "to", "take"): 3,
 }
 """Phrases after which the items named go to the speaker ("I insist on 2 firewood", "hoping for two water")."""
 _YOU_PHRASES: dict[tuple[str, ...], int] = {
@@ -135,8 +135,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
             if tokens[j] == "get" and j + 1 < len(tokens) and tokens[j + 1] not in {"to"}:
                 break
             j += 1
-        if t == "i" and j < len(tokens) and tokens[j - 1] == "do" and tokens[j] in {"0", "1", "2", "3", "one", "two", "three", "all"}:
-            return _ME, j - i, False  # "I can do 1 food, 3 water and 2 firewood"
+        if t == "i" and j < len(tokens) and tokens[j - 1] in {"do", "be"} and tokens[j] in {"0", "1", "2", "3", "one", "two", "three", "all"}:
+            return _ME, j - i, False  # "I can do 1 food, 3 water and 2 firewood", "so I'll be 2 firewood, 1 water, 2 food?"
         if j + 1 < len(tokens) and tokens[j] in {"get", "got"} and tokens[j + 1] in _SUBJECT_YOU:
             return _YOU, j - i + 2, False  # "I can get you one package of water"
         if j < len(tokens) and tokens[j] in _TAKE_VERBS:
@@ -148,6 +148,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
                 return None, 0, False  # "I don't need 3 water" proposes nothing
             if tokens[j] in _WISH_VERBS and tokens[j + 1 : j + 2] == ["to"] and j + 2 < len(tokens) and tokens[j + 2] in {"keep", "have", "get", "take", "receive"}:
                 j += 2  # "I would like to keep the food": the taking, not the wish, says how much
+            if tokens[j + 1 : j + 3] in (["away", "with"], ["by", "with"]):
+                j += 2  # "I can get away with 1": what follows is the share
             return (_ME if t in _SUBJECT_ME else _YOU), j - i + 1, False
         if j < len(tokens) and tokens[j] in _GIVE_VERBS:
             nxt_object = tokens[j + 1] if j + 1 < len(tokens) else ""

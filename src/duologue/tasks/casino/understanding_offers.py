@@ -122,6 +122,8 @@ def _rest_word(tokens: list[str], i: int) -> bool:
     t = tokens[i]
     if t == "left":
         return tokens[i - 2 : i] in (["what", "s"], ["what", "is"]) or tokens[i - 1] == "whatever"
+    if t == "remaining" and tokens[i - 1] == "the" and tokens[i + 1 : i + 2] in (["items"], ["packages"], ["ones"], ["supplies"], ["stuff"], ["things"], ["."], [","]):
+        return True  # "then i'll get the remaining items"
     if t not in _REST or not (t == "everything" or tokens[i - 1] in {"the", "all"}):
         return False
     if t == "others" and tokens[i - 2 : i] != ["all", "the"]:
@@ -141,7 +143,7 @@ def _vague_sentence(tokens: list[str], start: int) -> bool:
     return bool(_VAGUE.search(sentence) or RELATIVE.search(sentence))
 
 
-_NEEDS_NONE = re.compile(r"\b(?:i|we) (?:(?:do|will|would|really|actually|m|am|are|re) )*(?:not|never) (?:need|want|require) any (?:(?:more|extra|of|the|additional) )*(\w+)")
+_NEEDS_NONE = re.compile(r"\b(?:i|we) (?:(?:do|will|would|really|actually|also|m|am|are|re) )*(?:not|never) (?:need|want|require) (?:any|the) (?:(?:more|extra|of|the|additional) )*(\w+)")
 
 
 def _needs_none(tokens: list[str]) -> list[str]:

@@ -78,10 +78,12 @@ trade one firewood for another food?") settles no share."""
 
 def for_your_need(tokens: list[str], i: int) -> bool:
     """Whether the item at i is bounded by the partner's need, not a count: "all the food you need"."""
+    if "all" not in tokens[max(0, i - 4) : i]:
+        return False  # "if I gave you 3 food you might spare the firewood" counts
     nxt = tokens[i + 1 : i + 4]
     if nxt[:1] == ["that"]:
         nxt = nxt[1:]
-    return len(nxt) >= 2 and nxt[0] in _SUBJECT_YOU and nxt[1] in {"need", "want", "require", "may", "might", "could"}
+    return len(nxt) >= 2 and nxt[0] in _SUBJECT_YOU and nxt[1] in {"need", "want", "require"}
 
 
 def you_do(tokens: list[str], start: int, first_item: int) -> bool:
