@@ -417,6 +417,9 @@ def test_hmm_with_a_complaint_still_refuses():
         # a count after "you" that is no need bound: "3 food you might ..."
         ("if i gave you 2 water and 3 food you might be able to spare the 3 firewood", {F: 0, W: 1, D: 3}),
         ("so I'll be 2 firewood, 1 water, 2 food?", {F: 2, W: 1, D: 2}),
+        # "would you consider taking X" gives X to the partner; "take back" settles no share
+        ("Would you consider taking one extra firewood, 2 packages of food, and one water?", {F: 1, W: 2, D: 2}),
+        ("I will give you one of the foods, but then need 2 firewood and then take back 1 of the waters.", {F: 2, W: None, D: 2}),
     ],
 )
 def test_reads_offer_families_of_the_second_draw(text, share):
@@ -434,6 +437,7 @@ def test_reads_offer_families_of_the_second_draw(text, share):
         "It's hard for them to get water out there.",
         "Are you sure you want 2 food?",  # asks about the partner's wish
         "2 foods because I have friends coming.",  # a reason alone, no ask before it
+        "I think I would need another bundle of water in order to give up two bundles of wood.",
         "We have two kids and you have one.",  # counts of people, no recipient of items
     ],
 )

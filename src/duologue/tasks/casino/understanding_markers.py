@@ -61,6 +61,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
     t = tokens[i]
     nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
     negated = "not" in tokens[max(0, i - 5) : i] and not any(w in _ENDS for w in tokens[max(0, i - 5) : i])
+    if t == "consider" and nxt in {"taking", "having", "getting", "receiving"} and any(w in _SUBJECT_YOU for w in tokens[max(0, i - 3) : i]):
+        return _YOU, 2, False  # "would you consider taking one extra firewood, 2 food and one water?"
     for phrase, length in _ME_PHRASES.items():
         if tuple(tokens[i : i + length]) == phrase and (not negated or "less" in phrase):  # "I can't do with less than 2 water"
             if phrase[-1] == "with" and i + length < len(tokens) and tokens[i + length] in {"you", "your", "that", "this", "it", "u"}:

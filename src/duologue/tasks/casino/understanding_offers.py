@@ -238,6 +238,10 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             pending = []
             i += 1
             continue
+        if t == "back" and recipient is not None and tokens[i - 1] in {"take", "get", "give", "taking", "getting", "giving"}:
+            recipient = None  # "and then take back 1 of the waters" changes an earlier share, it settles none
+            i += 1
+            continue
         if t in {"i", "we", "you", "u"}:
             subject = _ME if t in {"i", "we"} else _YOU
         if t in {"but", "and"} and subject is not None and (used := _elided_take(tokens, i + 1)):

@@ -71,7 +71,7 @@ def helps_ask(tokens: list[str], start: int, first_item: int, end: int) -> bool:
     return c == start or tokens[c - 1] in _LEADS
 
 
-RELATIVE = re.compile(r"\b(one|1|two|2|a) (less|fewer)\b(?! than)|\banother (\w+ )?(foods?|waters?|firewoods?|wood)\b")
+RELATIVE = re.compile(r"\b(one|1|two|2|a) (less|fewer)\b(?! than)|\banother (\w+ ){0,2}(foods?|waters?|firewoods?|wood)\b")
 """A change against an earlier split ("I get one less food and an additional water", "could I
 trade one firewood for another food?") settles no share."""
 
