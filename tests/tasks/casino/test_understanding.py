@@ -420,6 +420,14 @@ def test_hmm_with_a_complaint_still_refuses():
         # "would you consider taking X" gives X to the partner; "take back" settles no share
         ("Would you consider taking one extra firewood, 2 packages of food, and one water?", {F: 1, W: 2, D: 2}),
         ("I will give you one of the foods, but then need 2 firewood and then take back 1 of the waters.", {F: 2, W: None, D: 2}),
+        # "ill settle" is "I'll settle"; a counted share "important for me" still counts
+        ("Ill settle with 3 water and 2 food and then you can have 1 food and 3 firewood.", {F: 2, W: 3, D: 0}),
+        ("Having two firewood is important for me also", {F: None, W: None, D: 2}),
+        # an "if you need N" grants, an "if you let me have" asks
+        ("I don't mind if you need 2 packages of firewood.", {F: None, W: None, D: 1}),
+        ("I think if you let me have 2 waters I might survive this!", {F: None, W: 2, D: None}),
+        # a sentence opening with "unless" offers another choice, not the offer
+        ("I will have 2 water. Unless you need none, then I will take them all.", {F: None, W: 2, D: None}),
     ],
 )
 def test_reads_offer_families_of_the_second_draw(text, share):
@@ -438,6 +446,9 @@ def test_reads_offer_families_of_the_second_draw(text, share):
         "Are you sure you want 2 food?",  # asks about the partner's wish
         "2 foods because I have friends coming.",  # a reason alone, no ask before it
         "I think I would need another bundle of water in order to give up two bundles of wood.",
+        "If you get all the water, you would be at an advantage with all the higher valued items.",  # a premise, no offer
+        "If you get two foods then I need more items overall",
+        "The firewood is most important to me to be sure.",  # worth, not a share
         "We have two kids and you have one.",  # counts of people, no recipient of items
     ],
 )

@@ -41,6 +41,9 @@ _KEEP_VERBS = ("give", "part", "spare", "share", "let", "offer", "trade", "budge
 _TRADE_VERBS = {"trade", "swap", "exchange", "forfeit", "relinquish", "surrender"}
 _POSTFIX = {"for", "to"}
 _WISH_VERBS = {"want", "need", "like", "prefer", "wants", "needs", "use", "thinking", "needing", "require", "required", "requires"}
+_WORTH = {"important", "valuable", "essential", "necessary", "crucial", "useful", "helpful", "vital", "needed", "priority", "precious"}
+"""Words after which "to me" / "for you" says what an item is worth: "the firewood is most important
+to me" gives no count (a counted "having two firewood is important for me" still does)."""
 _KEEP = "keep"
 """A negated giving: the items named stay with the speaker, all of them when no count is given."""
 _IMPERATIVE_OPENERS = {"fine", "ok", "okay", "then", "just", "please", ",", ".", "!", "so", "sure", "alright", "go", "ahead", "and"}

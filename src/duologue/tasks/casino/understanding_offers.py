@@ -23,10 +23,11 @@ from duologue.tasks.casino.understanding_markers import (
     _TAKE_VERBS,
     _TRADE_VERBS,
     _WISH_VERBS,
+    _WORTH,
     _YOU,
     _recipient_marker,
 )
-from duologue.tasks.casino.understanding_shapes import RELATIVE, for_your_need, helps_ask, implied_count, reasoned_list, you_do
+from duologue.tasks.casino.understanding_shapes import RELATIVE, for_your_need, helps_ask, implied_count, needs_none, premise_end, reasoned_list, you_do
 from duologue.tasks.casino.understanding_words import FILLER, NUMBER_WORDS, _count_after, _count_before, issue_of_word
 
 # ---------------------------------------------------------------------------- proposals
@@ -134,22 +135,13 @@ def _rest_word(tokens: list[str], i: int) -> bool:
 def _vague_sentence(tokens: list[str], start: int) -> bool:
     """Whether the sentence from `start` splits without saying who gets what ("one of us gets 2 food")
     or only offers another choice ("Or I could do 3 firewood and 2 food")."""
-    if start < len(tokens) and tokens[start] == "or":
+    if start < len(tokens) and tokens[start] in {"or", "unless"}:
         return True
     end = start
     while end < len(tokens) and tokens[end] not in {".", "!", "?", ";", "\n"}:
         end += 1
     sentence = " ".join(tokens[start:end])
     return bool(_VAGUE.search(sentence) or RELATIVE.search(sentence))
-
-
-_NEEDS_NONE = re.compile(r"\b(?:i|we) (?:(?:do|will|would|really|actually|also|m|am|are|re) )*(?:not|never) (?:need|want|require) (?:any|the) (?:(?:more|extra|of|the|additional) )*(\w+)")
-
-
-def _needs_none(tokens: list[str]) -> list[str]:
-    """Items the speaker says they need none of ("I don't need any firewood"): a share of 0 when the
-    message proposes a split, no proposal on its own."""
-    return [issue for m in _NEEDS_NONE.finditer(" ".join(tokens)) if (issue := issue_of_word(m.group(1)))]
 
 
 def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
@@ -163,7 +155,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
     subject: str | None = None  # the last person named as a subject in this sentence
     rest_for: str | None = None
     closed_by: str | None = None  # who the last postfix marker of this sentence gave its list to ("2 food to you")
-    zeros = _needs_none(tokens)
+    zeros = needs_none(tokens)
     each_for: tuple[str, int] | None = None
     recipient: str | None = None
     pending: list[tuple[str, int | None]] = []  # items seen before any recipient in this clause
@@ -183,7 +175,10 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 continue
             assigned[who][issue] = count
             found = True
+            premised.append(i < if_until and who == _YOU)
 
+    premised: list[bool] = []  # whether each share was the partner's, read inside an "if you ..." clause
+    if_until = -1  # where the current "if you ..." clause ends
     marked = False  # a recipient was named in this sentence
     wish = False  # the recipient came with "need"/"want": "I need the water" states a need, not a count
     either = False  # inside "either the food or the water": no definite count
@@ -238,6 +233,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             pending = []
             i += 1
             continue
+        if t == "if" and tokens[i + 1 : i + 2] in (["you"], ["u"]) and (i == 0 or tokens[i - 1] not in {"what", "as", "even"}):
+            if_until = premise_end(tokens, i)  # "if you get all the water, you would be ..." (not "if you need 2 firewood")
         if t == "back" and recipient is not None and tokens[i - 1] in {"take", "get", "give", "taking", "getting", "giving"}:
             recipient = None  # "and then take back 1 of the waters" changes an earlier share, it settles none
             i += 1
@@ -262,7 +259,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             first_marker, marked = not marked, True
             if postfix:
                 # "2 water for me": the marker gives the items just before it, and no later ones
-                assign(who, pending, postfix=t in {"mine", "yours", "to"})  # "the water to you and the food to me"
+                assign(who, pending, postfix=t in {"mine", "yours", "to"} and tokens[i - 1] not in _WORTH)  # "the water to you and the food to me"
                 pending = []
                 closed_by = who
                 recipient = None  # "3 firewood for me, 3 water for you": each list has its own recipient
@@ -366,8 +363,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             each_for = (recipient, NUMBER_WORDS[tokens[i - 2]])
             found = True
         i += 1
-    if not found:
-        return None
+    if not found or (premised and all(premised)):
+        return None  # "If you get all the water, you would be at an advantage" proposes nothing
     for issue in zeros:
         if issue not in assigned[_ME] and issue not in assigned[_YOU]:
             assigned[_ME][issue] = 0  # "2 food, 1 water is enough for me and I don't need any firewood"

@@ -1,8 +1,10 @@
 """Shapes of CaSiNo offers that the split reader (`understanding_offers`) recognises beside its
 recipient markers: a bare count standing for the item named before ("I need water. Can I have two
 and you take one?"), a single item asked for by what it would do ("so 1 extra water would help"),
-relative changes that settle no share ("I get one less food"), and a count bound to what the
-partner needs rather than to a number ("all the food you need")."""
+relative changes that settle no share ("I get one less food"), a count bound to what the partner
+needs rather than to a number ("all the food you need"), "you do X and I get Y", lists continued with
+their reasons ("2 foods because ..."), premises about the partner's taking ("If you get all the
+water, you would be ...") and items the speaker needs none of."""
 
 from __future__ import annotations
 
@@ -109,3 +111,27 @@ def reasoned_list(tokens: list[str], start: int, end: int) -> int | None:
     words = tokens[start:reason]
     listed = all(w in FILLER or w in NUMBER_WORDS or w in {",", "and", "&"} or issue_of_word(w) for w in words)
     return reason if listed and words[0] in NUMBER_WORDS and any(issue_of_word(w) for w in words) else None
+
+
+def premise_end(tokens: list[str], i: int) -> int:
+    """Where the "if you ..." clause opening at i ends when it is a premise about the partner's
+    taking ("If you get two foods I need more items"): at a comma, "then", a sentence's end or the
+    next person named; -1 when the clause is no such premise."""
+    end = len(tokens)
+    for k in range(i + 2, len(tokens)):
+        if tokens[k] in _ENDS or tokens[k] in {",", "then"} or tokens[k] in {"i", "we", "you", "u"}:
+            end = k
+            break
+    clause = tokens[i + 2 : end]
+    if not any(w in {"get", "take", "have", "receive", "keep", "getting", "taking", "having"} for w in clause) or any(w in {"need", "want"} for w in clause):
+        return -1  # "if you need 2 firewood" grants; only a taking is a premise
+    return end
+
+
+_NEEDS_NONE = re.compile(r"\b(?:i|we) (?:(?:do|will|would|really|actually|also|m|am|are|re) )*(?:not|never) (?:need|want|require) (?:any|the) (?:(?:more|extra|of|the|additional) )*(\w+)")
+
+
+def needs_none(tokens: list[str]) -> list[str]:
+    """Items the speaker says they need none of ("I don't need any firewood"): a share of 0 when the
+    message proposes a split, no proposal on its own."""
+    return [issue for m in _NEEDS_NONE.finditer(" ".join(tokens)) if (issue := issue_of_word(m.group(1)))]
