@@ -428,6 +428,12 @@ def test_hmm_with_a_complaint_still_refuses():
         ("I think if you let me have 2 waters I might survive this!", {F: None, W: 2, D: None}),
         # a sentence opening with "unless" offers another choice, not the offer
         ("I will have 2 water. Unless you need none, then I will take them all.", {F: None, W: 2, D: None}),
+        # a count "of everything" or "of" a list of items goes to each
+        ("Can i get at least 1 pack of everything to be fair.", {F: 1, W: 1, D: 1}),
+        ("That is not possible. I will give you 1 of food, water and firewood. I take the rest", {F: 2, W: 2, D: 2}),
+        # a single counted item accepted by what it does; what comes "from me" goes to the partner
+        ("One water will work. I accept your offer.", {F: None, W: 1, D: None}),
+        ("let's do 3 waters from me", {F: None, W: 0, D: None}),
     ],
 )
 def test_reads_offer_families_of_the_second_draw(text, share):

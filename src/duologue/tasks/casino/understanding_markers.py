@@ -129,6 +129,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
     # postfix: "2 water for me", "the rest to you"
     if t in _POSTFIX and nxt in (_SUBJECT_ME | _SUBJECT_YOU | {"yourself", "myself"}):
         return (_ME if nxt in _SUBJECT_ME else _YOU), 2, True
+    if t == "from" and nxt in _SUBJECT_ME | _SUBJECT_YOU and tokens[i + 2 : i + 3] != ["to"]:
+        return (_YOU if nxt in _SUBJECT_ME else _ME), 2, True  # "3 waters from me for your 3 food"
     if t in {"mine", "yours"}:
         return (_ME if t == "mine" else _YOU), 1, True
     if t == "with" and nxt in _SUBJECT_ME | _SUBJECT_YOU and any(w in {"share", "sharing"} for w in tokens[max(0, i - 8) : i]):

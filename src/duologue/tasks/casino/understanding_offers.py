@@ -27,7 +27,7 @@ from duologue.tasks.casino.understanding_markers import (
     _YOU,
     _recipient_marker,
 )
-from duologue.tasks.casino.understanding_shapes import RELATIVE, for_your_need, helps_ask, implied_count, needs_none, premise_end, reasoned_list, you_do
+from duologue.tasks.casino.understanding_shapes import RELATIVE, for_your_need, helps_ask, implied_count, needs_none, of_list, premise_end, reasoned_list, you_do
 from duologue.tasks.casino.understanding_words import FILLER, NUMBER_WORDS, _count_after, _count_before, issue_of_word
 
 # ---------------------------------------------------------------------------- proposals
@@ -305,6 +305,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 count = PACKAGES_PER_ISSUE  # "you can have the food": all of it
             if count is None and last_count is not None and tokens[i - 1] in {"and", "&"} and "each" in tokens[max(0, i - 6) : i]:
                 count = last_count  # "1 each of the food and water"
+            if count is None and last_count is not None and tokens[i - 1] in {",", "and", "&"} and of_list(tokens, i):
+                count = last_count  # "I will give you 1 of food, water and firewood"
             if count is None and last_count is not None and tokens[i - 1] == "and" and i >= 4 and tokens[i - 3] == "of" and tokens[i - 4] in _PACKAGES and issue_of_word(tokens[i - 2]):
                 count = last_count  # "1 extra package of food and water"
             if count == PACKAGES_PER_ISSUE and for_your_need(tokens, i):
@@ -350,6 +352,10 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                     assign(who2, [(last_issue, NUMBER_WORDS[t])])
                     i += 3
                     continue
+        if t in {"each", "everything"} and i >= 2 and tokens[i - 1] == "of" and recipient in (_ME, _YOU) and (n := _count_before(tokens, i, sentence_start)) is not None:
+            each_for, found = (recipient, n), True  # "1 of each", "at least 1 pack of everything"
+            i += 1
+            continue
         if _rest_word(tokens, i) or (t == "rest" and tokens[i - 1] in {"then", "and", ","}):
             j = i + 1
             while j < len(tokens) and tokens[j] in {"is", "are", "goes", "go", "can", "will", "be"}:
@@ -359,9 +365,6 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 rest_for, found = who2, True  # "... and the rest for you", "I get 3 firewood then rest is yours"
             elif recipient in (_ME, _YOU) and _rest_word(tokens, i):
                 rest_for, found = recipient, True  # "... and you get the rest / everything else / the others / what's left"
-        if t == "each" and i >= 2 and tokens[i - 1] == "of" and tokens[i - 2] in NUMBER_WORDS and recipient in (_ME, _YOU):
-            each_for = (recipient, NUMBER_WORDS[tokens[i - 2]])
-            found = True
         i += 1
     if not found or (premised and all(premised)):
         return None  # "If you get all the water, you would be at an advantage" proposes nothing

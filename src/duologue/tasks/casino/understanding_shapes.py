@@ -53,7 +53,8 @@ def implied_count(tokens: list[str], i: int) -> tuple[int, int] | None:
 
 
 _HELPS = (("would", "help"), ("would", "really", "help"), ("will", "help"), ("would", "be", "helpful"), ("would", "be", "great"),
-          ("would", "be", "nice"), ("would", "be", "appreciated"), ("would", "be", "enough"), ("is", "all", "i", "need"))
+          ("would", "be", "nice"), ("would", "be", "appreciated"), ("would", "be", "enough"), ("is", "all", "i", "need"),
+          ("will", "work"), ("would", "work"), ("works",), ("is", "fine"), ("will", "do"))
 _LEADS = {"so", "but", "and", ",", "then", "just", "only"}
 
 
@@ -135,3 +136,12 @@ def needs_none(tokens: list[str]) -> list[str]:
     """Items the speaker says they need none of ("I don't need any firewood"): a share of 0 when the
     message proposes a split, no proposal on its own."""
     return [issue for m in _NEEDS_NONE.finditer(" ".join(tokens)) if (issue := issue_of_word(m.group(1)))]
+
+
+def of_list(tokens: list[str], i: int) -> bool:
+    """Whether the item at i closes a list of bare items opened by "N of" ("1 of food, water and
+    firewood"), so that the count goes to each of them."""
+    k = i - 1
+    while k > 1 and (tokens[k] in {",", "and", "&"} or issue_of_word(tokens[k])):
+        k -= 1
+    return tokens[k] == "of" and tokens[k - 1] in _DIGITS and k + 1 < i and issue_of_word(tokens[k + 1]) is not None
