@@ -434,6 +434,14 @@ def test_hmm_with_a_complaint_still_refuses():
         # a single counted item accepted by what it does; what comes "from me" goes to the partner
         ("One water will work. I accept your offer.", {F: None, W: 1, D: None}),
         ("let's do 3 waters from me", {F: None, W: 0, D: None}),
+        # "unable to give" keeps; "I only have" owns, it proposes nothing (unless it is a condition)
+        ("take a 1 pack of food from me. i am unable to give fire wood", {F: 2, W: None, D: 3}),
+        ("I'd like at least 1 firewood and 2 waters, because I only have 1 jug of water.", {F: None, W: 2, D: 1}),
+        ("If I only have 1 food I need 2 waters and the firewood.", {F: 1, W: 2, D: 3}),
+        # quoted shares opened by "for you," / "for me,"; "one of the X and Y"; a misspelt receive
+        ('think of my proposal. "for you, 1 wood, 2 food, 2 water". "for me, 2 wood, 1 water, 1 food".', {F: 1, W: 1, D: 2}),
+        ("You are welcome to one of the firewood and water", {F: None, W: 2, D: 2}),
+        ("How about (for me to recieve): 1 firewood, 3 food, 1 water?", {F: 3, W: 1, D: 1}),
     ],
 )
 def test_reads_offer_families_of_the_second_draw(text, share):

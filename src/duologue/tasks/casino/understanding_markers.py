@@ -24,7 +24,7 @@ _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("can", "i", "have"): 3, ("can", "i", "get"): 3, ("can", "i", "take"): 3, ("could", "i", "have"): 3, ("could", "i", "get"): 3,
     ("could", "i", "take"): 3, ("may", "i", "have"): 3, ("i", "propose"): 2, ("survive", "with", "less", "than"): 4, ("do", "with", "less", "than"): 4,
     ("with", "less", "than"): 3, ("able", "to", "have"): 3, ("able", "to", "get"): 3, ("able", "to", "take"): 3, ("make", "do", "with"): 3,
-    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("take", "less", "than"): 3, ("looking", "for"): 2, ("accept", "less", "than"): 3, ("manage", "with"): 2, ("consider",): 1, ("me", "up", "with"): 3, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3, ("get", "away", "with"): 3, ("get", "by", "with"): 3, ("make", "due", "with"): 3, ("possible", "to", "get"): 3, ("possible", "to", "have"): 3, ("possible", "to", "take"): 3,
+    ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("take", "less", "than"): 3, ("looking", "for"): 2, ("accept", "less", "than"): 3, ("manage", "with"): 2, ("consider",): 1, ("me", "up", "with"): 3, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("for", "me", "to", "receive"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3, ("get", "away", "with"): 3, ("get", "by", "with"): 3, ("make", "due", "with"): 3, ("possible", "to", "get"): 3, ("possible", "to", "have"): 3, ("possible", "to", "take"): 3,
 }
 """Phrases after which the items named go to the speaker ("I insist on 2 firewood", "hoping for two water")."""
 _YOU_PHRASES: dict[tuple[str, ...], int] = {
@@ -106,6 +106,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
             return (_ME if giver in _SUBJECT_YOU else _YOU), length, False
     if t in {"making", "totaling", "totalling"} and nxt in {"0", "1", "2", "3", "one", "two", "three", "all"}:
         return _ME, 1, False  # "so let me get the remaining firewood then. making 2 foods, 2 firewood and 1 water"
+    if t == "unable" and nxt == "to" and tokens[i + 2 : i + 3] and tokens[i + 2] in _KEEP_VERBS:
+        return _KEEP, 3, False  # "i am unable to give fire wood" keeps it
     if t in {"not", "never"} and nxt in _KEEP_VERBS:
         # "I can't give you any of the water", "I won't part with any firewood": the speaker keeps it
         j = i + 2
@@ -124,7 +126,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
             return _ME, 2, False
         if nxt in _SUBJECT_YOU:
             return _YOU, 2, False
-    if t in _POSTFIX and nxt in _SUBJECT_ME | _SUBJECT_YOU and tokens[i + 2 : i + 3] == [":"]:
+    opens = i == 0 or tokens[i - 1] in _ENDS  # '"for you, 1 wood, 2 food". "for me, 2 wood, ..."'
+    if t in _POSTFIX and nxt in _SUBJECT_ME | _SUBJECT_YOU and (tokens[i + 2 : i + 3] == [":"] or (opens and tokens[i + 2 : i + 3] == [","])):
         return (_ME if nxt in _SUBJECT_ME else _YOU), 3, False  # "For me: 1 water, 2 firewood. For you: ..."
     # postfix: "2 water for me", "the rest to you"
     if t in _POSTFIX and nxt in (_SUBJECT_ME | _SUBJECT_YOU | {"yourself", "myself"}):
@@ -142,6 +145,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
             if tokens[j] == "get" and j + 1 < len(tokens) and tokens[j + 1] not in {"to"}:
                 break
             j += 1
+        if t == "i" and j < len(tokens) and tokens[j] == "have" and set(tokens[i + 1 : j]) in ({"only"}, {"already"}, {"only", "already"}) and tokens[i - 1 : i] != ["if"]:
+            return None, 0, False  # "I only have 1 jug of water" says what the speaker owns
         if t == "i" and j < len(tokens) and tokens[j - 1] in {"do", "be"} and tokens[j] in {"0", "1", "2", "3", "one", "two", "three", "all"}:
             return _ME, j - i, False  # "I can do 1 food, 3 water and 2 firewood", "so I'll be 2 firewood, 1 water, 2 food?"
         if j + 1 < len(tokens) and tokens[j] in {"get", "got"} and tokens[j + 1] in _SUBJECT_YOU:

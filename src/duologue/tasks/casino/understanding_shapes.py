@@ -144,4 +144,7 @@ def of_list(tokens: list[str], i: int) -> bool:
     k = i - 1
     while k > 1 and (tokens[k] in {",", "and", "&"} or issue_of_word(tokens[k])):
         k -= 1
-    return tokens[k] == "of" and tokens[k - 1] in _DIGITS and k + 1 < i and issue_of_word(tokens[k + 1]) is not None
+    if tokens[k] == "the":
+        k -= 1
+    first = k + 2 if tokens[k + 1 : k + 2] == ["the"] else k + 1  # "one of the firewood and water"
+    return tokens[k] == "of" and tokens[k - 1] in _DIGITS and first < i and issue_of_word(tokens[first]) is not None

@@ -83,6 +83,7 @@ def normalize(text: str) -> str:
     text = re.sub(r"\b(i|you|we|they|it|that|he|she|there|what)'(ll|d|m|re|ve|s)\b", r"\1 \2", text)
     text = re.sub(r"\b(ca|wo|do|does|is|are|would|could|should|did|was|were|have|has)n'?t\b", lambda m: _NOT_FORMS[m.group(1)] + " not", text)
     text = re.sub(r"\bcannot\b", "can not", text)
+    text = re.sub(r"\brecieve", "receive", text)
     text = re.sub(r"\bim\b", "i m", text)
     text = re.sub(r"\bill\b(?= (take|get|give|keep|have|need|do|go|let|be|send|settle|offer|trade|accept))", "i ll", text)
     text = re.sub("[\u2600-\u27bf\U0001f300-\U0001faff]+\ufe0f?", " . ", text)  # "sounds good🙂 how about ...": a face ends a sentence
