@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from duologue.core.schema import Message
-from duologue.web.storage import EventConflict, Storage
+from duologue.web.storage import EventBatchItem, EventConflict, Storage
 
 OLD_EVENTS_TABLE = "CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, dialogue_id VARCHAR, seq INTEGER, data TEXT)"
 
@@ -76,4 +76,22 @@ def test_questionnaire_answers_are_stored_exactly_once_however_often_they_arrive
         thread.join()
     assert len(storage.ratings("d-once")) == 1
     assert {seat.completion_code for seat in answers} == {"CODE-1234"} and all(seat.questionnaire_done for seat in answers)
+    storage.close()
+
+
+def test_a_batch_keeps_every_move_but_a_repeated_one(tmp_path):
+    storage = Storage(f"sqlite:///{tmp_path / 'platform.db'}")
+    storage.add_events("d1", 0, [Message(party="a", text="first")], "m1")
+    items = [
+        EventBatchItem("d2", 0, [Message(party="a", text="fresh").model_dump_json()], "x"),
+        EventBatchItem("d1", 0, [Message(party="b", text="the same number again").model_dump_json()], "m2"),
+        EventBatchItem("d3", 0, [Message(party="a", text="also fresh").model_dump_json()], None),
+    ]
+    outcomes = storage.add_event_batch(items)
+    assert outcomes[0] is None and outcomes[2] is None and isinstance(outcomes[1], EventConflict)
+    assert [[e.text for e in storage.events(d)] for d in ("d1", "d2", "d3")] == [["first"], ["fresh"], ["also fresh"]]
+    assert storage.move_seen("d2", "x") and not storage.move_seen("d1", "m2")
+    with pytest.raises(EventConflict):
+        storage.add_events("d2", 1, [Message(party="a", text="a retried move")], "x")  # the move id is taken
+    assert [e.text for e in storage.events("d2")] == ["fresh"]
     storage.close()
