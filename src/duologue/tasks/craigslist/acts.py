@@ -22,14 +22,14 @@ Acts of messages, decided in this order (the first that holds wins):
 
 The meta acts `offer`, `accept`, `reject`, `quit` come from the events, not the text. The
 price of a message is the one the speaker most likely proposes: among the prices found
-(`prices.tracked_prices`), those no worse for the partner than the speaker's last price (a seller
+(`price_tracker.tracked_prices`, re-exported by `prices`), those no worse for the partner than the speaker's last price (a seller
 does not go up, a buyer does not go down), and, for a buyer, not the listing price; of these the
 best for the speaker (a seller's highest, a buyer's lowest). Offers carry their own price. A
 price, once named, becomes the speaker's price and the dialogue's current price.
 
 Prices are read from the listing of the party who reads the message (its listing price and
 description lines), as the parser did. The parser's price contexts were learned from data that
-is not public; `prices.py` approximates them with word lists, so the labels are reproduced
+is not public; `price_tracker.py` approximates them with word lists, so the labels are reproduced
 closely, not exactly (see `benchmarks/bench_craigslist_acts.py` for the figures).
 """
 
