@@ -442,6 +442,11 @@ def test_hmm_with_a_complaint_still_refuses():
         ('think of my proposal. "for you, 1 wood, 2 food, 2 water". "for me, 2 wood, 1 water, 1 food".', {F: 1, W: 1, D: 2}),
         ("You are welcome to one of the firewood and water", {F: None, W: 2, D: 2}),
         ("How about (for me to recieve): 1 firewood, 3 food, 1 water?", {F: 3, W: 1, D: 1}),
+        # "thus need", "I take 2 you take 1", "an extra package of food", "all thefirewood"
+        ("I get too cold. I will thus need the 3 firewood.", {F: None, W: None, D: 3}),
+        ("then i think we will need to split the water. I take 2 you take 1 for the kids.", {F: None, W: 2, D: None}),
+        ("so I'd like to get an extra package of food if possible.", {F: 1, W: None, D: None}),
+        ("I need all thefirewood and food, you can have all the water.", {F: 3, W: 0, D: 3}),
     ],
 )
 def test_reads_offer_families_of_the_second_draw(text, share):

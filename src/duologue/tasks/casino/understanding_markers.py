@@ -12,7 +12,7 @@ _SUBJECT_ME = {"i", "we", "me", "us", "myself", "ourselves"}
 _SUBJECT_YOU = {"you", "u", "yourself", "ya"}
 _AUX = {"can", "could", "would", "will", "ll", "d", "should", "may", "might", "must", "to", "just", "then", "also", "do", "get", "go", "shall", "m", "am", "are", "re",
         "actually", "really", "definitely", "still", "only", "probably", "certainly", "truly", "totally", "absolutely", "kinda", "gladly",
-        "happily", "be", "love", "was", "is", "ideally", "personally", "at", "least", "willing", "able", "going", "gonna", "trying", "were",
+        "happily", "thus", "therefore", "be", "love", "was", "is", "ideally", "personally", "at", "least", "willing", "able", "going", "gonna", "trying", "were",
         "guys", "folks", "all", "looking", "hoping", "planning", "happy", "glad", "ready", "maybe", "perhaps", "possibly", "please"}
 _TAKE_VERBS = {"get", "take", "keep", "have", "grab", "receive", "gets", "takes", "keeps", "having", "getting", "taking",
                "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receiving", "snag", "wanting", "choose", "pick", "use", "needing", "require", "required", "requires", "obtain", "acquire"}

@@ -84,6 +84,7 @@ def normalize(text: str) -> str:
     text = re.sub(r"\b(ca|wo|do|does|is|are|would|could|should|did|was|were|have|has)n'?t\b", lambda m: _NOT_FORMS[m.group(1)] + " not", text)
     text = re.sub(r"\bcannot\b", "can not", text)
     text = re.sub(r"\brecieve", "receive", text)
+    text = re.sub(r"\bthe(firewood|water|food)s?\b", r"the \1", text)  # "all thefirewood"
     text = re.sub(r"\bim\b", "i m", text)
     text = re.sub(r"\bill\b(?= (take|get|give|keep|have|need|do|go|let|be|send|settle|offer|trade|accept))", "i ll", text)
     text = re.sub("[\u2600-\u27bf\U0001f300-\U0001faff]+\ufe0f?", " . ", text)  # "sounds good🙂 how about ...": a face ends a sentence
@@ -129,7 +130,8 @@ def _count_before(tokens: list[str], i: int, start: int) -> int | None:
     if j < start:
         return None
     word = tokens[j]
-    if word in {"a", "an"} and skipped > 1 and not (skipped == 2 and tokens[j + 2] == "of" and tokens[j + 1] in _PACKAGE_WORDS):
+    packed = [w for w in tokens[j + 1 : i] if w not in {"extra", "additional"}]  # "an extra package of food" is one
+    if word in {"a", "an"} and skipped > 1 and not (len(packed) == 2 and packed[1] == "of" and packed[0] in _PACKAGE_WORDS):
         return None  # "a lot of water" is no count, "a pack of water" is one
     if skipped and tokens[j + 1] == "more" and word in {"1", "one", "a", "an"}:
         return None  # "1 more firewood" asks for a change, not a share
