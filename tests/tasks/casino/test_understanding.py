@@ -447,6 +447,8 @@ def test_hmm_with_a_complaint_still_refuses():
         ("then i think we will need to split the water. I take 2 you take 1 for the kids.", {F: None, W: 2, D: None}),
         ("so I'd like to get an extra package of food if possible.", {F: 1, W: None, D: None}),
         ("I need all thefirewood and food, you can have all the water.", {F: 3, W: 0, D: 3}),
+        ("Maybe... I could perhaps do with 2 firewood. But, I would like at least one packet of water.", {F: None, W: 1, D: 2}),
+        ("I need a minimum of 2 firewood. You can have 2 water. I would now like 2 food.", {F: 2, W: 1, D: 2}),
     ],
 )
 def test_reads_offer_families_of_the_second_draw(text, share):

@@ -12,7 +12,7 @@ _SUBJECT_ME = {"i", "we", "me", "us", "myself", "ourselves"}
 _SUBJECT_YOU = {"you", "u", "yourself", "ya"}
 _AUX = {"can", "could", "would", "will", "ll", "d", "should", "may", "might", "must", "to", "just", "then", "also", "do", "get", "go", "shall", "m", "am", "are", "re",
         "actually", "really", "definitely", "still", "only", "probably", "certainly", "truly", "totally", "absolutely", "kinda", "gladly",
-        "happily", "thus", "therefore", "be", "love", "was", "is", "ideally", "personally", "at", "least", "willing", "able", "going", "gonna", "trying", "were",
+        "happily", "thus", "therefore", "now", "be", "love", "was", "is", "ideally", "personally", "at", "least", "willing", "able", "going", "gonna", "trying", "were",
         "guys", "folks", "all", "looking", "hoping", "planning", "happy", "glad", "ready", "maybe", "perhaps", "possibly", "please"}
 _TAKE_VERBS = {"get", "take", "keep", "have", "grab", "receive", "gets", "takes", "keeps", "having", "getting", "taking",
                "keeping", "walk", "end", "want", "need", "like", "prefer", "wants", "needs", "claim", "had", "kept", "got", "gettin", "takin", "accept", "settle", "took", "receiving", "snag", "wanting", "choose", "pick", "use", "needing", "require", "required", "requires", "obtain", "acquire"}
@@ -147,6 +147,8 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
             j += 1
         if t == "i" and j < len(tokens) and tokens[j] == "have" and set(tokens[i + 1 : j]) in ({"only"}, {"already"}, {"only", "already"}) and tokens[i - 1 : i] != ["if"]:
             return None, 0, False  # "I only have 1 jug of water" says what the speaker owns
+        if t == "i" and j + 1 < len(tokens) and tokens[j - 1] == "do" and tokens[j] == "with" and tokens[j + 1] in NUMBER_WORDS:
+            return _ME, j - i + 1, False  # "I could perhaps do with 2 firewood"
         if t == "i" and j < len(tokens) and tokens[j - 1] in {"do", "be"} and tokens[j] in {"0", "1", "2", "3", "one", "two", "three", "all"}:
             return _ME, j - i, False  # "I can do 1 food, 3 water and 2 firewood", "so I'll be 2 firewood, 1 water, 2 food?"
         if j + 1 < len(tokens) and tokens[j] in {"get", "got"} and tokens[j + 1] in _SUBJECT_YOU:
