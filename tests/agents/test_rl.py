@@ -6,7 +6,7 @@ import pytest
 
 from duologue import tasks
 from duologue.agents import make_agent
-from duologue.agents.rl import RLAgent
+from duologue.agents.rl import RLAgent, turns_bucket
 from duologue.core.episode import play_episode
 from duologue.learning.policy import CoarsePolicy
 from duologue.learning.train import TrainConfig, supervised_acts
@@ -68,3 +68,21 @@ def test_an_even_handed_casino_policy_proposes_the_even_split():
     _, agents = play("casino-v0", policy, "modular", 4)
     picks = [act for act in chosen(policy, agents) if act.startswith("propose:")]
     assert picks and picks.count("propose:even") >= 0.9 * len(picks)  # offered only where it differs from the planner's split
+
+
+def test_turns_buckets_go_from_early_to_last():
+    assert [turns_bucket(t) for t in (None, 30, 12, 6, 2)] == ["turns=open", "turns=early", "turns=mid", "turns=late", "turns=last"]
+
+
+def test_a_policy_trained_with_the_turn_count_sees_it_and_an_older_one_does_not():
+    acts = vocabulary("craigslist-v0")
+    late = CoarsePolicy.fresh(acts, task="craigslist-v0", base="modular", turns=True)
+    old = CoarsePolicy.fresh(acts, task="craigslist-v0", base="modular")
+    agent = RLAgent("test", policy=late)
+    agent.turns_left = 3
+    assert agent._seen(("buyer", "intro")) == ("buyer", "intro", "turns=last")
+    assert RLAgent("test", policy=old)._seen(("buyer", "intro")) == ("buyer", "intro")
+    _, with_turns = play("craigslist-v0", late, "modular", 1)
+    _, without = play("craigslist-v0", old, "modular", 1)
+    first_with, first_without = with_turns[0].decisions[0], without[0].decisions[0]
+    assert set(first_without.features) < set(first_with.features)  # the same context, plus how late it is

@@ -15,6 +15,7 @@ from duologue.arena.selfplay import PlayConfig, play_one  # noqa: E402
 from duologue.core.schema import Dialogue, Outcome, Party, Scenario  # noqa: E402
 from duologue.learning.policy import CoarsePolicy, features, option_prior  # noqa: E402
 from duologue.learning.rewards import reward  # noqa: E402
+from duologue.learning.rollout import pick_partner  # noqa: E402
 from duologue.learning.train import TrainConfig, checkpoint_path, train  # noqa: E402
 
 
@@ -117,3 +118,11 @@ def test_rl_with_a_missing_policy_says_what_exists():
 def test_a_task_without_a_modular_agent_is_refused_in_words(coins, tmp_path):
     with pytest.raises(ValueError, match="needs a modular agent"):
         train(TrainConfig(task=coins, episodes=2, batch=2), tmp_path / "p.npz")
+
+
+def test_a_run_with_several_partners_draws_each_reproducibly():
+    drawn = [pick_partner("modular,rule", 0, number) for number in range(40)]
+    assert set(drawn) == {"modular", "rule"}
+    assert drawn == [pick_partner("modular, rule", 0, number) for number in range(40)]
+    assert drawn != [pick_partner("modular,rule", 1, number) for number in range(40)]
+    assert pick_partner("rule", 0, 3) == "rule"

@@ -6,6 +6,8 @@ policy` wrote. The policy replaces only the decisions of the agent kind it was t
 `base`, the task's `modular` agent): which act, and, where that agent's task code offers variants
 (`choose_option`), which price, split or answer among those its planner computed; parsing, the
 rules, the candidate numbers and the words stay that agent's.
+A policy whose metadata says `turns` (trained so) also sees a coarse count of the turns left
+(`turns_bucket`) at each decision, beside the base agent's context; the supervised part is unchanged.
 Playing needs numpy only.
 """
 
@@ -41,6 +43,13 @@ def policy_path(argument: str, task_id: str) -> Path:
     raise ValueError(f"rl:{argument}: no policy of that name for {task_id} (shipped: {known}) and no such file")
 
 
+def turns_bucket(turns_left: int | None) -> str:
+    """How late it is, coarsely: `open` (no limit), `early`, `mid`, `late` or `last` (four turns or fewer left)."""
+    if turns_left is None:
+        return "turns=open"
+    return "turns=last" if turns_left <= 4 else "turns=late" if turns_left <= 8 else "turns=mid" if turns_left <= 16 else "turns=early"
+
+
 _LOADED: dict[tuple[str, float], CoarsePolicy] = {}
 
 
@@ -62,6 +71,7 @@ class RLAgent(Agent):
         self.policy = policy
         self.record = record
         self.decisions: list[Decision] = []
+        self.turns_left: int | None = None
 
     def reset(self, task: Task, party: str, rng: random.Random) -> None:
         super().reset(task, party, rng)
@@ -81,11 +91,18 @@ class RLAgent(Agent):
         if hasattr(self.base, "choose_option"):  # the task's agent offers argument variants (a price, a split, an answer)
             self.base.choose_option = self._option
         self.decisions = []
+        self.turns_left = None
+
+    def _seen(self, context: Sequence[str]) -> tuple[str, ...]:
+        """What the policy sees: the base agent's context, plus how late it is for a policy trained with it."""
+        if self.policy is not None and self.policy.meta.get("turns"):
+            return (*context, turns_bucket(self.turns_left))
+        return tuple(context)
 
     def _choose(self, context: Sequence[str], allowed: Any) -> str:
         allowed = list(dict.fromkeys(allowed))
         base = self.base.knowledge.policy.distribution(context, allowed)
-        act, decision = self.policy.decide(context, allowed, base, self.rng)  # type: ignore[union-attr]
+        act, decision = self.policy.decide(self._seen(context), allowed, base, self.rng)  # type: ignore[union-attr]
         if self.record:
             self.decisions.append(decision)
         return act
@@ -93,12 +110,13 @@ class RLAgent(Agent):
     def _option(self, point: str, context: Sequence[str], options: Sequence[str]) -> str:
         """One of the variants the base agent offers at `point` (its usual one first), as `point:option` acts."""
         names = [f"{point}:{option}" for option in dict.fromkeys(options)]
-        act, decision = self.policy.decide(context, names, option_prior(names), self.rng)  # type: ignore[union-attr]
+        act, decision = self.policy.decide(self._seen(context), names, option_prior(names), self.rng)  # type: ignore[union-attr]
         if self.record:
             self.decisions.append(decision)
         return act.split(":", 1)[1]
 
     def act(self, observation: Observation) -> Action:
+        self.turns_left = observation.turns_left
         return self.base.act(observation)
 
     def on_illegal(self, error: IllegalAction) -> None:

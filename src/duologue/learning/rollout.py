@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -21,7 +22,9 @@ from duologue.learning.rewards import reward
 class RolloutJob:
     """Plays episode `number` of a training run: the learner in seat `number % 2`, the partner in the other.
 
-    Carries the current parameters (numpy arrays), so a worker needs nothing from the driver.
+    `partner` may name several agent specs, comma-separated (`modular,rule`): each episode draws one
+    from a generator seeded by the run seed and the episode number, so a run is reproducible and the
+    learner meets every partner it will be measured against. Carries the current parameters (numpy arrays), so a worker needs nothing from the driver.
     """
 
     task: str
@@ -42,7 +45,7 @@ class RolloutJob:
         policy = CoarsePolicy(list(self.acts), self.weights, self.bias, dict(self.meta))
         learner = RLAgent("training", policy=policy, record=True)
         learner.name = "rl:training"
-        partner = make_agent(self.partner, task)
+        partner = make_agent(pick_partner(self.partner, self.run_seed, number), task)
         seat = task.party_ids[number % 2]
         agents = {seat: learner, task.other(seat): partner}
         dialogue = play_episode(task, agents, seed=episode_seed(self.run_seed, number))
@@ -62,6 +65,14 @@ class RolloutJob:
             },
             option=orjson.OPT_SERIALIZE_NUMPY,
         )
+
+
+def pick_partner(partners: str, run_seed: int, number: int) -> str:
+    """The partner spec of episode `number` among the comma-separated `partners` (one spec: that one)."""
+    names = [name.strip() for name in partners.split(",") if name.strip()]
+    if len(names) < 2:
+        return names[0] if names else partners
+    return random.Random(f"partner:{run_seed}:{number}").choice(names)
 
 
 def read_rollout(line: bytes) -> dict[str, Any]:

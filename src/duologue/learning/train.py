@@ -31,6 +31,7 @@ class TrainConfig(Model):
     reward: str = "utility"
     episodes: int = Field(1000, ge=1)
     partner: str = "modular"
+    """The fixed partner's agent spec, or several comma-separated (drawn per episode, see `RolloutJob`)."""
     base: str = "modular"
     seed: int = 0
     batch: int = Field(20, ge=2)
@@ -40,6 +41,8 @@ class TrainConfig(Model):
     workers: int = Field(1, ge=1)
     address: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+    turns: bool = True
+    """The policy also sees a coarse count of the turns left (`duologue.agents.rl.turns_bucket`)."""
 
 
 class CurvePoint(Model):
@@ -103,7 +106,7 @@ def train(
     if config.reward not in REWARDS:
         raise ValueError(f"unknown reward {config.reward!r}: choose one of {', '.join(REWARDS)}")
     torch.manual_seed(config.seed)
-    meta = {"task": config.task, "base": config.base, "reward": config.reward, "partner": config.partner, "seed": config.seed}
+    meta = {"task": config.task, "base": config.base, "reward": config.reward, "partner": config.partner, "seed": config.seed, "turns": config.turns}
     ckpt = checkpoint_path(out, run_dir)
     ckpt.parent.mkdir(parents=True, exist_ok=True)
     saved = torch.load(ckpt, weights_only=False) if resume and ckpt.exists() else None
