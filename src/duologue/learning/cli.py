@@ -17,7 +17,7 @@ def train_policy_command(
     reward: Annotated[str, typer.Option(help="utility, fairness, length or joint (CoCoA's rewards; no deal: -0.5).")] = "utility",
     episodes: Annotated[int, typer.Option(help="Self-play episodes to train on.")] = 400,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Policy file to write (.npz); default: the shipped policy of this task and reward.")] = None,
-    partner: Annotated[str, typer.Option(help="The fixed partner's agent spec.")] = "modular",
+    partner: Annotated[str, typer.Option(help="The fixed partner's agent spec, or several comma-separated (modular,rule): one drawn per episode from the run seed.")] = "modular",
     seed: Annotated[int, typer.Option(help="Run seed; the defaults reproduce the shipped policies.")] = 0,
     batch: Annotated[int, typer.Option(help="Episodes per policy-gradient update.")] = 20,
     lr: Annotated[float, typer.Option(help="Adam step size.")] = 0.1,
