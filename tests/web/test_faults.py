@@ -317,3 +317,13 @@ def test_a_stale_event_count_in_redis_loses_no_move_and_doubles_none(tmp_path, r
         return texts
 
     assert asyncio.run(scenario()) == ["one", "two", "three"]
+
+
+def test_people_entering_the_lobby_while_redis_is_away_wait_and_are_paired_once_it_is_back(servers, redis_server):
+    first, second = servers(2)
+    redis_server.stop()
+    waiting_a, waiting_b = lobby(first, "casino-people", "ana"), lobby(second, "casino-people", "ben")
+    time.sleep(2.0)  # entering is retried meanwhile, not refused
+    redis_server.start()
+    token_a, token_b = seat_token(waiting_a), seat_token(waiting_b)
+    assert token_a != token_b

@@ -29,6 +29,9 @@ from duologue.web.study import Partner, ScenarioPool, Study
 
 log = logging.getLogger(__name__)
 
+ENTER_PATIENCE_SECONDS = 20.0
+"""How long entering a shared lobby is retried while Redis is too busy to answer, before refusing."""
+
 
 class LobbyRefused(Exception):
     """A participant who cannot be paired (study full, already took part). The message says why."""
@@ -184,10 +187,15 @@ class Matchmaker:
         cluster = self.hub.cluster
         assert cluster is not None
         since = time.time()
-        try:
-            await cluster.lobby_enter(study.id, participant_id, since)
-        except ClusterUnavailable:
-            raise LobbyRefused("the platform is briefly unavailable; please reload this page in a moment") from None
+        while True:  # a busy moment (hundreds joining at once) is waited out; only a lasting outage refuses
+            try:
+                await cluster.lobby_enter(study.id, participant_id, since)
+                break
+            except ClusterUnavailable as error:
+                if time.time() - since >= ENTER_PATIENCE_SECONDS:
+                    raise LobbyRefused("the platform is briefly unavailable; please reload this page in a moment") from None
+                log.warning("lobby of %s: entering waits: %s", study.id, error)
+                await asyncio.sleep(self.tick_seconds)
         here = Waiter(participant_id, since, asyncio.get_running_loop().create_future())
         self.waiting.setdefault(study.id, {})[participant_id] = here
         seated = False
