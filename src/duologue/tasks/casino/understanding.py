@@ -100,7 +100,7 @@ def read(text: str) -> Reading:
     return replace(cached, needs=dict(cached.needs), prefers=list(cached.prefers), proposal=None if cached.proposal is None else dict(cached.proposal), mentions=list(cached.mentions))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)  # a self-play worker sees the same bot lines again and again; more would only hold memory
 def _read(text: str) -> Reading:
     reading = Reading(text=text)
     tokens = _tokens(text)
