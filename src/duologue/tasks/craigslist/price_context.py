@@ -41,10 +41,17 @@ OTHER_COSTS = frozenset({"deposit", "deposits", "fee", "fees", "tax", "taxes", "
 QUOTED = re.compile(
     r"(?:you(?:'re| are| r)\s+(?:still\s+|currently\s+|now\s+)?asking(?:\s+for)?|(?:are|r)\s+you\s+firm\s+(?:at|on)(?:\s+the)?|"
     r"you(?:'re| are| r)\s+(?:still\s+|now\s+)?(?:selling|offering)(?:\s+(?:it|this|them))?(?:\s+for|\s+at)?|"
-    r"(?<!let )you\s+(?:have|had|list|listed)\s+(?:it|this|them)(?:\s+listed)?\s+(?:for|at)|\bis\s+up\s+for|"
+    r"(?<!let )you(?:'ve\s+(?:got|listed)|\s+(?:have|had|list|listed|got))\s+(?:it|this|them|(?:a|an|the|your|this|that)\s+(?!deal\b|offer\b)[a-z]+(?:\s+[a-z]+)?)"
+    r"(?:\s+listed|\s+up)?\s+(?:for|at)|\bis\s+up\s+for|"
     r"\b(?:is|was)\s+that|\b(?:did\s+)?you\s+(?:mean|said)|\bhow\s+firm\s+(?:are\s+you\s+)?(?:on|at)(?:\s+the)?)\s*(?:\$|usd)?\s*$"
 )
-"""Before a price, words that quote the other side's ask (`I see you are asking $1825`, `are you firm at 60?`, `is that $290 a month?`)."""
+"""Before a price, words that quote the other side's ask (`I see you are asking $1825`, `are you firm at 60?`, `is that $290 a month?`,
+`I see you have a couch for 50 dollars`; but `you have a deal at 50` offers)."""
+SEEING = re.compile(r"\bi(?:'ve|\s+have)?\s+(?:see|saw|seen|notice|noticed)\s+(?:that\s+)?(?P<what>you|your|it|it's|its|they|their|the|this|similar|other|others|some|ones?)\b(?P<rest>[^.!?]*)$")
+"""`I see your couch is up for 600`, `I've seen similar trucks go for around $8,000`: what the speaker saw is a price already
+set, the other side's or someone else's, unless the speaker then speaks for themself (`I see you have it for 160 but I can do 100`)."""
+OWN_TURN = re.compile(r",|\b(?:i|i'm|i'd|i'll|i've|im|id|ill|we|we're|we'd|we'll|me|my|but|and|so|if|hopefully|please|can|could|would|will|might|wondering)\b")
+"""After what the speaker saw, words that start their own say (`I see they are used, hopefully you can go down to $14?`)."""
 QUOTED_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:that\s+)?you(?:'re| are| r|'ve| have)?\s+(?:still\s+)?(?:asking|listed|selling|want|wanted|quoted)\b")
 """After a price, words that make it the other side's ask (`how firm are you on the $190 you are asking?`)."""
 TOO_MUCH = re.compile(
@@ -52,10 +59,16 @@ TOO_MUCH = re.compile(
     r"(?:a\s+(?:bit|little|tad)\s+|kind\s+of\s+|kinda\s+|way\s+|pretty\s+|rather\s+|quite\s+|really\s+|very\s+|far\s+|just\s+|much\s+|[a-z]+ly\s+)*"
     r"(?:too\b|to\s+(?=(?:high|low|much|steep|expensive|pricey)\b)|much\b(?!\s+(?:better|more|less|lower|higher|cheaper))|(?:low|high)\b(?!\s+(?:quality|end))|steep\b|pricey\b|expensive\b|overpriced\b|(?:of\s+)?an?\s+(?:upsell|stretch|reach)\b|a\s+lot\b(?!\s+(?:better|more|less|lower|higher|cheaper))|"
     r"on\s+the\s+(?:low|high|steep|pricey|expensive)\s+side\b|(?:doesn'?t|does\s+not|won'?t|will\s+not)\s+(?:cover|cut)\b|"
-    r"(?:isn'?t|is\s+not|not)\s+(?:quite\s+|nearly\s+|really\s+)?enough\b|out\s+of\s+(?:my|the|our)\s+(?:budget|price\s+range|range))"
+    r"(?:isn'?t|is\s+not|not)\s+(?:quite\s+|nearly\s+|really\s+)?enough\b|(?:out\s+of|over|above|beyond|outside(?:\s+of)?)\s+(?:my|the|our)\s+(?:budget|price\s+range|range)|"
+    r"(?:isn'?t|is\s+not|not)\s+(?:quite\s+|really\s+)?(?:reasonable|fair|acceptable|doable|possible|an\s+option)\b|"
+    r"(?:won'?t|will\s+not|doesn'?t|does\s+not|wouldn'?t|would\s+not|(?:is\s+not|isn'?t|not)\s+(?:going\s+to|gonna))\s+(?:really\s+)?(?:work|do\b|cut\s+it)|"
+    r"more\s+than\s+(?:i|we)\b|unreasonable|absurd|crazy|insane|outrageous|laughable|ridiculous|insulting|(?:a\s+)?joke\b|way\s+off\b|"
+    r"out\s+of\s+the\s+question)"
 )
 """After a price, words that refuse it (`90 is too low`, `$10995 is a bit much`, `2250 might be a bit of an upsell`,
-`5000 is a little on the low side`, `$5000 doesn't cover it`)."""
+`5000 is a little on the low side`, `$5000 doesn't cover it`, `$300 won't work`, `$900 is over my budget`, `$40 is insulting`)."""
+THEN_JUDGED = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:for\s+(?:it|this|that|them)\s*)?[.?!]+\s+(?:that|this)(?:'s|s)?\b")
+"""A price that ends its sentence, then `That is a bit too much` in the next: the judgement is of that price."""
 
 REFERENCE_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:when i (?:bought|got|paid)|into\b|new\b|retail\b|brand new|originally|online|at the store|in stores?)")
 
@@ -103,13 +116,22 @@ def clause_before(text: str, index: int) -> list[str]:
 SPEAKERS = frozenset({"i", "i'd", "i'll", "i'm", "im", "id", "we", "we'd", "we'll", "we're"})
 LIMIT_NOUNS = frozenset({"limit", "max", "maximum", "budget", "offer", "best", "final", "lowest", "highest", "bottom", "price", "counter"})
 """After a negation, `my limit`, `our best` start a new clause (`I can't go that high my limit would be $3031`)."""
+NOT_REFUSING = frozenset(
+    """
+    mind problem problems worries worry bad rush hurry pressure doubt idea need
+    pets pet smokers smoking smoke kids children damage damages scratches scratch stains stain rips tears dents marks rust
+    leaks holes accidents accident issues issue wear repairs used worn been included noticeable technically
+    """.split()
+)
+"""After `no` or `not`, words that describe the item or wave a worry away (`no damage I would like to get $340`, `no rush,
+150 works`), so the negation refuses no price."""
 THINKING = frozenset({"think", "believe", "suppose", "guess", "know", "expect", "imagine", "feel", "see", "sure", "want", "say"})
 """`I don't think I can do 100` still refuses 100: the negation reaches through these to the next `I`."""
 
 
 def _is_negated(clause: list[str]) -> bool:
     """A refusal (`not 100`, `can't do 100`) unless a bound word turns it into a limit (`can't go below 100`)."""
-    negation_at = [i for i, word in enumerate(clause) if (word in NEGATIONS or word.endswith("n't")) and clause[i + 1:i + 2] not in (["mind"], ["problem"], ["worries"], ["bad"])]
+    negation_at = [i for i, word in enumerate(clause) if (word in NEGATIONS or word.endswith("n't")) and not (clause[i + 1:i + 2] and clause[i + 1] in NOT_REFUSING)]
     if not negation_at:
         return False  # `if you do not mind, accept my offer of $1500` refuses nothing
     after = clause[negation_at[-1] + 1:]
@@ -125,7 +147,9 @@ def judge(text: str, start: int, end: int) -> tuple[bool, bool]:
     clause = clause_before(text, start)
     rest = lowered[end:]
     answer = clause in (["no"], ["nope"], ["nah"]) or (clause == ["not"] and rest.lstrip().startswith("?"))
-    negated = (_is_negated(clause) and not answer) or bool(TOO_MUCH.match(rest))  # `no 152`, `not $2000?`: a bare no answers, then counters
+    then = THEN_JUDGED.match(rest)
+    negated = (_is_negated(clause) and not answer) or bool(TOO_MUCH.match(rest)) or bool(then and TOO_MUCH.match(rest[then.end():]))
+    # `no 152`, `not $2000?`: a bare no answers, then counters; `50 dollars? That is a bit too much` refuses 50
     reference = _is_reference(clause, lowered[:start], rest) or _is_compared(clause)
     if reference and _LIMIT_AFTER.search(re.split(r"[.!?\n]", rest)[0]):
         reference = False  # `I paid $60 for this, so I'm not going any lower than that`: what it cost becomes the limit
@@ -160,10 +184,34 @@ def _is_reference(clause: list[str], head: str, rest: str) -> bool:
         return True  # `$500 deposit`; but `1800 + deposit` is a price with a cost on top
     if any(word in ("in", "at", "on") and set(clause[i + 1:i + 4]) & ELSEWHERE for i, word in enumerate(clause)):
         return True  # `in a bike shop one in this condition could go for $900`
+    if _is_market(clause):
+        return True  # `they are on the market for around $2000`, `you won't find anything below $1800 here`
     sentence = re.split(r"[.!?\n]", head)[-1]
+    seen = SEEING.search(sentence)
+    if seen and not OWN_TURN.search(seen.group("rest")):
+        return True  # `I see your couch is up for 600`, `I've seen similar trucks go for around $8,000`
     if re.search(r"\bof which\b", sentence):
         return True  # `$137, of which $112 in cash and $25 as a gift card`: parts of the price named first
     return bool(REFERENCE_AFTER.match(rest)) or bool(QUOTED.search(head)) or bool(QUOTED_AFTER.match(rest))
+
+
+OTHER_THINGS = frozenset(
+    """
+    they those these ones others other similar comparable anything something everything houses homes places apartments
+    rentals units cars trucks bikes phones couches
+    """.split()
+)
+MARKET_VERBS = frozenset("market go goes going went sell sells selling sold run runs running rent rents renting cost costs listed priced find found".split())
+ASKING = re.compile(r"\b(?:would|could|can|will|won't|wouldn't|couldn't)\s+(?:you|u)\b")
+
+
+def _is_market(clause: list[str]) -> bool:
+    """What other things go for (`they are on the market for around $2000`, `you won't find one for less than $1800`): the
+    clause names other things, or finding, and how they sell, and neither the speaker nor a request to the other side is in it."""
+    words = set(clause)
+    if not ((OTHER_THINGS & words or {"find", "found"} & words) and MARKET_VERBS & words) or SPEAKERS & words or {"my", "our", "me"} & words:
+        return False
+    return not ASKING.search(" ".join(clause))
 
 
 MOVING = frozenset({"go", "going", "goes", "went", "come", "coming", "came", "move", "bump", "step"})
