@@ -36,7 +36,9 @@ def test_a_tiny_run_plays_every_dialogue_without_losing_or_duplicating_events(co
     assert 0 <= result.latency_ms["p50"] <= result.latency_ms["p95"] <= result.latency_ms["p99"]
     assert sum(result.end_reasons.values()) == 3
     assert result.server_cpu_percent is not None and result.client_cpu_percent is not None
-    assert set(result.cpu_seconds) == {"server", "clients"} and result.cpu_seconds["server"] > 0
+    assert set(result.cpu_seconds) == {"server", "clients"} and result.cpu_seconds["server"] >= 0
+    if config == "sqlite":  # the relay's CPU for three tiny dialogues can be under one clock tick (10 ms)
+        assert result.cpu_seconds["server"] > 0
     if config == "sqlite":  # every participant went through the lobby and was timed there
         assert 0 < result.lobby_wait_ms["p50"] <= result.lobby_wait_ms["p95"]
     else:
