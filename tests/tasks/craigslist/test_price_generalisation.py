@@ -38,6 +38,18 @@ CASES = [
     ("40 is insulting", 60, None),
     ("$500 is more than I can afford", 550, None),
     ("$150 would work for me", 200, 150),
+    ("$40??", 100, None),
+    ("40?! no way", 100, None),
+    ("40?", 100, 40),
+    ("100 is a little pricy", 100, None),
+    ("100 is too good to pass up", 120, 100),
+    # amounts to move by, with a hedge
+    ("I'd need you to come down about 300", 2000, None),
+    ("could you go down to about 1700?", 2000, 1700),
+    # the price of something else
+    ("the repairs will cost me about 1500", 11000, None),
+    ("I pay 1400 now for my current place", 1800, None),
+    ("my current rent is 1400, could you do 1600?", 1800, 1600),
     # a negation that describes the item refuses no price
     ("No scratches, no dents. 150 and it's yours", 160, 150),
     ("No pets allowed $1700 a month", 1800, 1700),
