@@ -68,6 +68,12 @@ Labels:
   when it says nothing clear (378 messages, 220 with a top).
 * `stance`: a reply to a proposal read as `agree`, `refuse` or `other` (23 messages).
 
+Each line also holds the `round` that added it and, for dev offers, `read`: the offer the rule
+reader read in that message before it was ever changed for it (its reading at the parent of the
+commit that added the round; `null` when it read no split). These fresh readings are what the
+learned second look (`understanding_learned`, trained by `understanding_training`) learns from,
+and what its cross-validation over rounds compares against; test lines carry none.
+
 The corpus text is never copied into the project: it is read from the corpus at run time.
 """
 
@@ -93,6 +99,10 @@ class LabelledItem(Model):
     half: str
     text: str
     labels: dict[str, Any]
+    round: int = 0
+    fresh: dict[str, int] | None = None
+    """How the rule reader read the offer before it was ever tuned on this message (dev offers only)."""
+    has_fresh: bool = False
 
 
 def half_of(ref: str) -> str:
@@ -147,8 +157,10 @@ def load_set(split_folder: Path) -> list[LabelledItem]:
         text = logs[split][dialogue][int(index)]["text"]
         if _sha(text) != row["sha"]:
             raise ValueError(f"{row['ref']}: the corpus message differs from the one labelled (another copy of the corpus?)")
-        labels = {k: v for k, v in row.items() if k not in ("ref", "sha", "half")}
-        items.append(LabelledItem(ref=row["ref"], half=row["half"], text=text, labels=labels))
+        labels = {k: v for k, v in row.items() if k not in ("ref", "sha", "half", "round", "read")}
+        items.append(
+            LabelledItem(ref=row["ref"], half=row["half"], text=text, labels=labels, round=row["round"], fresh=row.get("read"), has_fresh="read" in row)
+        )
     return items
 
 
