@@ -37,6 +37,19 @@ was left out (a typo with two readings). Fresh reads: 66/70 = 0.943 with the rea
 things' prices such as `they are on the market for around $2000`, a refusal in the next sentence such as `50 dollars?
 That is a bit too much`).
 
+After those fixes and more general ones checked on reworded sentences, the test sets were read a second time, totals
+only: `test2` 306/326 = 0.939 (0.933 before), `test` 96/100 (unchanged), pooled 402/426 = 0.944 [0.918, 0.962] (0.939
+before), `heldout` 95/100 (unchanged). The target of 0.97 is not met: unseen text is read at about 0.94.
+
+A learned reading was tried and not shipped: a logistic regression (scikit-learn) over each found price, scoring it
+from its flags, the rule reading, its size against the listing and the words around it. To learn how far the rules
+can be trusted on text they were not tuned on, it was trained on fresh readings: each `dev` item read by the reader as
+it was before that item was labelled (rebuilt from the project history). In 5-fold cross-validation by dialogue it
+read 0.953 against the fresh rules' 0.942 (n=1433), but read forward in time (trained on the earlier batches, tested on
+each later batch with the reader of its time, as it would meet new text) it read 1021 of 1073 against the rules' 1014
+(20 fixed, 13 broken; a sign test gives p = 0.3), and as an override only when far more confident than the rules
+gained at most 8: no clear gain, so the rules remain the reading.
+
 * prices (1959 items: 1433 dev, 100 test, 326 test2, 100 heldout): the price the speaker puts forward in the message
   (their ask, offer, counter or limit; none for a refused, compared or relative amount, a valuation, the
   price of something else such as a deposit, or the other side's ask quoted back (`I see you are asking
