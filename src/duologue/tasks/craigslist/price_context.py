@@ -6,7 +6,7 @@
   it (`negated`); `I can't go lower than 150` is not refused: it names the speaker's limit; a bare `no 152` answers,
   then counters; `no scratches, 150` only describes the item;
 * `$50 off`, `knock 20`, `go up a thousand`, `500 towards the difference` are amounts off or on top (`relative`);
-* `I paid $300`, `worth a grand`, `the deposit is $500`, `you are asking $600`, `I see you have a couch for 50`,
+* `I paid $300`, `worth a grand`, `the deposit is $500`, `you are asking $600`, `I see you have the desk for 80`,
   `would you go lower than 250`, `in a bike shop it could go for $900`, `similar ones rent for 1500` are valuations,
   other costs, the other side's price, other things' prices or a comparison (`reference`), not a price put forward.
 
@@ -51,12 +51,12 @@ QUOTED = re.compile(
     r"\b(?:is|was)\s+that|\b(?:did\s+)?you\s+(?:mean|said)|\bhow\s+firm\s+(?:are\s+you\s+)?(?:on|at)(?:\s+the)?)\s*(?:\$|usd)?\s*$"
 )
 """Before a price, words that quote the other side's ask (`I see you are asking $1825`, `are you firm at 60?`, `is that $290 a month?`,
-`I see you have a couch for 50 dollars`; but `you have a deal at 50` offers)."""
+`I see you have the desk for 80 dollars`; but `you have a deal at 50` offers)."""
 SEEING = re.compile(r"\bi(?:'ve|\s+have)?\s+(?:see|saw|seen|notice|noticed)\s+(?:that\s+)?(?P<what>you|your|it|it's|its|they|their|the|this|similar|other|others|some|ones?)\b(?P<rest>[^.!?]*)$")
-"""`I see your couch is up for 600`, `I've seen similar trucks go for around $8,000`: what the speaker saw is a price already
+"""`I see your desk is up for 600`, `I've seen similar ones go for about $800`: what the speaker saw is a price already
 set, the other side's or someone else's, unless the speaker then speaks for themself (`I see you have it for 160 but I can do 100`)."""
 OWN_TURN = re.compile(r",|\b(?:i|i'm|i'd|i'll|i've|im|id|ill|we|we're|we'd|we'll|me|my|but|and|so|if|hopefully|please|can|could|would|will|might|wondering)\b")
-"""After what the speaker saw, words that start their own say (`I see they are used, hopefully you can go down to $14?`)."""
+"""After what the speaker saw, words that start their own say (`I see it is scratched, maybe you can do $14?`)."""
 QUOTED_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:that\s+)?you(?:'re| are| r|'ve| have)?\s+(?:still\s+)?(?:asking|listed|selling|want|wanted|quoted)\b")
 """After a price, words that make it the other side's ask (`how firm are you on the $190 you are asking?`)."""
 TOO_MUCH = re.compile(
@@ -157,7 +157,7 @@ def judge(text: str, start: int, end: int) -> tuple[bool, bool]:
     if re.match(r"\s*(?:dollars?|bucks?)?\s*(?:\?\s*[?!]|!\s*\?)", rest):
         return True, False  # `$8??`, `40?!`: the other side's number echoed in disbelief
     negated = (_is_negated(clause) and not answer) or bool(TOO_MUCH.match(rest)) or bool(then and TOO_MUCH.match(rest[then.end():]))
-    # `no 152`, `not $2000?`: a bare no answers, then counters; `50 dollars? That is a bit too much` refuses 50
+    # `no 152`, `not $2000?`: a bare no answers, then counters; `$120? That is way too much` refuses 50
     reference = _is_reference(clause, lowered[:start], rest) or _is_compared(clause)
     if reference and _LIMIT_AFTER.search(re.split(r"[.!?\n]", rest)[0]):
         reference = False  # `I paid $60 for this, so I'm not going any lower than that`: what it cost becomes the limit
@@ -193,11 +193,11 @@ def _is_reference(clause: list[str], head: str, rest: str) -> bool:
     if any(word in ("in", "at", "on") and set(clause[i + 1:i + 4]) & ELSEWHERE for i, word in enumerate(clause)):
         return True  # `in a bike shop one in this condition could go for $900`
     if _is_market(clause):
-        return True  # `they are on the market for around $2000`, `you won't find anything below $1800 here`
+        return True  # `similar places rent for around $2000`, `you won't find one for less than $1800`
     sentence = re.split(r"[.!?\n]", head)[-1]
     seen = SEEING.search(sentence)
     if seen and not OWN_TURN.search(seen.group("rest")):
-        return True  # `I see your couch is up for 600`, `I've seen similar trucks go for around $8,000`
+        return True  # `I see your desk is up for 600`, `I've seen similar ones go for about $800`
     if re.search(r"\bof which\b", sentence):
         return True  # `$137, of which $112 in cash and $25 as a gift card`: parts of the price named first
     return bool(REFERENCE_AFTER.match(rest)) or bool(QUOTED.search(head)) or bool(QUOTED_AFTER.match(rest))
@@ -214,7 +214,7 @@ ASKING = re.compile(r"\b(?:would|could|can|will|won't|wouldn't|couldn't)\s+(?:yo
 
 
 def _is_market(clause: list[str]) -> bool:
-    """What other things go for (`they are on the market for around $2000`, `you won't find one for less than $1800`): the
+    """What other things go for (`similar places rent for around $2000`, `you won't find one for less than $1800`): the
     clause names other things, or finding, and how they sell, and neither the speaker nor a request to the other side is in it."""
     words = set(clause)
     if not ((OTHER_THINGS & words or {"find", "found"} & words) and MARKET_VERBS & words) or SPEAKERS & words or {"my", "our", "me"} & words:
