@@ -386,8 +386,9 @@ def _overlapping_line(question: str, lines: list[str]) -> int | None:
 #
 # `price_labels.jsonl`, `question_labels.jsonl` and `leaving_labels.jsonl` (next to this module) label
 # messages of the corpus's validation split by dialogue id and event index; the text stays in the
-# corpus. Each item has a `split`: `dev` (tuned on), `test` and, for prices, `heldout` (labelled after
-# the tuning, never tuned on). See `benchmarks/bench_craigslist_understanding.py`.
+# corpus. Each item has a `split`: `dev` (tuned on), `test` and, for prices, `test2` (a larger test set labelled
+# before the reader saw it) and `heldout` (labelled after the tuning); the test sets are never tuned on. See
+# `benchmarks/bench_craigslist_understanding.py`.
 
 
 @dataclass(frozen=True)
