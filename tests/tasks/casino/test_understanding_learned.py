@@ -21,7 +21,7 @@ def _p(*values: float) -> np.ndarray:
     ("text", "ruled", "revised"),
     [
         ("I need 2 firewood. 2 water would be nice too.", {"Firewood": 2}, {"Water": 2, "Firewood": 2}),
-        ("I would like all the food. 2 water would help me too.", {"Food": 3}, {"Food": 3, "Water": 2}),
+        ("I need 3 firewood. 1 food would be nice too.", {"Firewood": 3}, {"Food": 1, "Firewood": 3}),
     ],
 )
 def test_the_model_fills_an_issue_the_rules_leave_open(text, ruled, revised):

@@ -25,6 +25,7 @@ _ME_PHRASES: dict[tuple[str, ...], int] = {
     ("could", "i", "take"): 3, ("may", "i", "have"): 3, ("i", "propose"): 2, ("survive", "with", "less", "than"): 4, ("do", "with", "less", "than"): 4,
     ("with", "less", "than"): 3, ("able", "to", "have"): 3, ("able", "to", "get"): 3, ("able", "to", "take"): 3, ("make", "do", "with"): 3,
     ("i", "do", ":"): 3, ("my", "offer", "is"): 3, ("wish", "for"): 2, ("take", "less", "than"): 3, ("looking", "for"): 2, ("accept", "less", "than"): 3, ("manage", "with"): 2, ("consider",): 1, ("me", "up", "with"): 3, ("my", "deal", "of"): 3, ("stick", "with"): 2, ("make", "it"): 2, ("thinking",): 1, ("for", "me", "to", "have"): 4, ("for", "me", "to", "get"): 4, ("for", "me", "to", "take"): 4, ("for", "me", "to", "receive"): 4, ("my", "offer", ":"): 3, ("my", "proposal", "is"): 3, ("my", "proposal", ":"): 3, ("agree", "on", "getting"): 3, ("agree", "on", "taking"): 3, ("agree", "to", "getting"): 3, ("agree", "to", "taking"): 3, ("could", "go"): 2, ("my", "taking"): 2, ("my", "getting"): 2, ("requesting",): 1, ("request",): 1, ("i", "can", "do", "with"): 4, ("i", "could", "do", "with"): 4, ("in", "exchange", "for"): 3, ("in", "return", "for"): 3, ("get", "away", "with"): 3, ("get", "by", "with"): 3, ("make", "due", "with"): 3, ("possible", "to", "get"): 3, ("possible", "to", "have"): 3, ("possible", "to", "take"): 3,
+    ("work", "with"): 2, ("agree", "with"): 2, ("willing", "to", "do"): 3,
 }
 """Phrases after which the items named go to the speaker ("I insist on 2 firewood", "hoping for two water")."""
 _YOU_PHRASES: dict[tuple[str, ...], int] = {
@@ -86,7 +87,7 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
     if t in {"receiving", "getting", "taking", "having"} and i >= 1 and tokens[i - 1] in _SUBJECT_ME | _SUBJECT_YOU:
         return (_ME if tokens[i - 1] in _SUBJECT_ME else _YOU), 1, False  # "I could agree to you taking 2 food"
     if t in {"me", "you", "u"} and (i == 0 or tokens[i - 1] in {".", ",", "!", "?", "and", ":"}):
-        k = i + 1 if i + 1 < len(tokens) and tokens[i + 1] in {":", "-", ","} else i
+        k = i + 1 if i + 1 < len(tokens) and tokens[i + 1] in {":", "-", ",", "="} else i  # "ME = 0 firewood, 3 water"
         if k + 1 < len(tokens) and tokens[k + 1] in {"0", "1", "2", "3", "one", "two", "three"}:
             return (_ME if t == "me" else _YOU), k - i + 1, False  # "Me 2 food 1 water. You, 1 food, 2 water"
     if t == "to" and nxt in {"get", "have", "take", "receive", "keep", "grab"}:

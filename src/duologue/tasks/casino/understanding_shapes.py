@@ -147,4 +147,5 @@ def of_list(tokens: list[str], i: int) -> bool:
     if tokens[k] == "the":
         k -= 1
     first = k + 2 if tokens[k + 1 : k + 2] == ["the"] else k + 1  # "one of the firewood and water"
-    return tokens[k] == "of" and tokens[k - 1] in _DIGITS and first < i and issue_of_word(tokens[first]) is not None
+    counted = tokens[k - 1] in _DIGITS or (k >= 2 and tokens[k - 1] in {"packages", "packs", "units", "bundles"} and tokens[k - 2] in _DIGITS)  # "two packages of water, food and firewood"
+    return tokens[k] == "of" and counted and first < i and issue_of_word(tokens[first]) is not None
