@@ -255,6 +255,8 @@ def test_the_database_briefly_down_gives_clean_errors_and_then_the_dialogue_goes
 
 
 def test_a_redis_restart_is_survived(servers, redis_server):
+    """Redis only carries notices between workers: a move made while it is away is stored (the
+    database decides), and the partner on the other worker sees it once Redis is back."""
     first, second = servers(2)
     waiting_a, waiting_b = lobby(first, "casino-people", "kim"), lobby(second, "casino-people", "lee")
     token_a, token_b = seat_token(waiting_a), seat_token(waiting_b)
@@ -266,29 +268,25 @@ def test_a_redis_restart_is_survived(servers, redis_server):
         count = len(states["kim"]["events"])
         redis_server.stop()
         move = {"type": "move", "action": say("made while Redis was away"), "move_id": "redis-down"}
-        frame, _ = send_move(ws_a, move, count, seen["kim"])
-        assert frame["type"] == "error" and frame["status"] == 503, frame
+        frame, state_a = send_move(ws_a, move, count, seen["kim"])
+        assert frame == {"type": "ack", "move_id": "redis-down", "duplicate": False}, frame
         redis_server.start()  # same port, empty: leases, presence and subscriptions are rebuilt
-        frame, state_a = send_move(ws_a, move, count, seen["kim"], retries_on_503=240)  # ends at the first ack
-        assert frame == {"type": "ack", "move_id": "redis-down", "duplicate": False}
-        states = {"kim": state_a, "lee": latest_state(ws_b, count, seen=seen["lee"])}
+        states = {"kim": state_a, "lee": latest_state(ws_b, count, seen=seen["lee"])}  # shown after the reconnect
+        assert states["lee"]["events"][-1]["text"] == "made while Redis was away"
         final = play_to_a_deal(sockets, seen, states=states)
     stored_events = assert_stored_exactly_as_seen(first, final)
     assert [e.get("text") for e in stored_events].count("made while Redis was away") == 1
 
 
-def test_a_stale_event_count_in_redis_loses_no_move_and_doubles_none(tmp_path, redis_server):
-    """A writer that dies between storing and noting its count leaves Redis behind the database.
-
-    Two workers (hubs) in one process share the database and Redis but hear no notices from each
-    other, so one engine falls behind; the count is then set back to exactly that engine's length,
-    the one case in which the catch-up read is skipped. Its next move must still be stored once,
-    after the other worker's, with no event lost or repeated.
-    """
+def test_a_replica_that_missed_a_notice_loses_no_move_and_doubles_none(tmp_path, redis_server):
+    """Two workers (hubs) in one process share the database and Redis but hear no notices from each
+    other, so one engine falls behind. Its next move must still be stored once, after the other
+    worker's, with no event lost or repeated (storage refuses its stale event number; it rebuilds
+    and moves again)."""
     import asyncio
 
     from duologue.core import actions
-    from duologue.web.cluster import PREFIX, Cluster
+    from duologue.web.cluster import Cluster
     from duologue.web.hub import LiveHub
     from duologue.web.study import Partner, Study
     from web.conftest import fast_settings
@@ -301,14 +299,12 @@ def test_a_stale_event_count_in_redis_loses_no_move_and_doubles_none(tmp_path, r
         for hub in hubs:
             hub.cluster = Cluster(redis_server.url)  # no listener: the other worker's notices never arrive
         first, second = hubs
-        seats = first.start(study, humans=["ann", "ben"], bot=None, pairing="people", scenario_key="k", scenario=None, seed=3)
+        seats = await first.start(study, humans=["ann", "ben"], bot=None, pairing="people", scenario_key="k", scenario=None, seed=3)
         live_id = next(iter(seats.values())).dialogue_id
         ann, ben = seats["ann"].party, seats["ben"].party
         here, there = await first.open(live_id), await second.open(live_id)
         assert await here.move(ann, actions.Say(text="one"), "m1")
-        behind = here.stored
         assert await there.move(ben, actions.Say(text="two"), "m2")  # `here` never hears of it
-        await first.cluster.redis.set(f"{PREFIX}:stored:{live_id}", behind)  # the count a crash left behind
         assert await here.move(ann, actions.Say(text="three"), "m3")
         assert not await here.move(ann, actions.Say(text="three"), "m3"), "a retry is acknowledged, not made again"
         texts = [e.text for e in first.storage.events(live_id) if getattr(e, "text", None)]

@@ -55,14 +55,14 @@ class Bots(LiveParts):
                         agent.on_illegal(error)
                         continue
                     self.last_move = time.time()
-                    self.commit()
+                    await self.commit()
                     moved = True
                     break
             else:
                 async with self.changing():
                     if self.task is task and self.stored == seen:
                         self.task.end("illegal_actions")
-                        self.commit()
+                        await self.commit()
                         moved = True
             if moved:
                 await self.changed()

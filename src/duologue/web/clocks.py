@@ -21,9 +21,7 @@ class Clocks(LiveParts):
         return deadlines
 
     def _seconds_to_next_deadline(self) -> float:
-        wait = max(0.05, min(t for t, _ in self._deadlines()) - time.time())
-        # with several workers, presence lives in Redis: look again regularly
-        return min(wait, 1.0) if self.hub.cluster is not None else wait
+        return max(0.05, min(t for t, _ in self._deadlines()) - time.time())
 
     def _a_clock_ran_out(self) -> bool:
         """Whether any deadline has passed, by what this worker knows (a stale view only errs early,
@@ -31,13 +29,13 @@ class Clocks(LiveParts):
         now = time.time()
         return any(now >= deadline for deadline, _ in self._deadlines())
 
-    def _check_clocks(self) -> bool:
+    async def _check_clocks(self) -> bool:
         """End the dialogue when a clock ran out; True when it did."""
         now = time.time()
         for deadline, reason in sorted(self._deadlines()):
             if now >= deadline and not self.task.done:
                 self.task.end(reason)
-                self.commit()
+                await self.commit()
                 return True
         return False
 

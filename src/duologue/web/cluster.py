@@ -8,24 +8,29 @@ How the workers cooperate (the database is the truth, Redis only coordinates):
 
 * The stored events are the dialogue. Every worker that has a party's page open keeps a replica of
   the dialogue's task engine, brought up to date by replaying new stored events (`LiveDialogue.sync`).
-* A change (a person's move on any worker, a bot's move, a clock ending the dialogue) is made under
-  a short Redis lock per dialogue (`lock`): sync, step the engine, store the new events in one
-  transaction, release. Events are unique per (dialogue, seq) in the database, so even a lock that
-  expired cannot produce two event number n; a failed store is rolled back by rebuilding the replica.
-* After a change the worker publishes `changed` on one pub/sub channel; every worker holding a
-  replica of that dialogue syncs it and pushes the new view to the sockets it holds. A lost message
-  is harmless: a view is the whole state, the next change or a reconnect repairs it.
+* A change (a person's move on any worker, a bot's move, a clock ending the dialogue) is stepped on
+  the worker's replica and its events stored in one transaction. Nothing is locked between
+  workers: events are unique per (dialogue, seq) in the database, so of two workers that write
+  event number n at the same moment one is refused; it rebuilds its replica from storage and tries
+  its change again. A replica that missed a notice is caught the same way.
+* After a change the worker publishes `changed`, with the new events, on the dialogue's own
+  channel (`duologue:dialogue:<id>`), to which only the workers holding a replica of it listen;
+  they apply the events and push the new view to their sockets. A lost message is harmless: the
+  next notice shows the gap (storage is read) and a reconnect reads storage.
 * One worker OWNS each live dialogue (a lease key with a TTL, renewed while it lives): the owner runs
   the bots and the clocks (time limit, idle, reconnect window). A worker that dies stops renewing;
   after `lease_seconds` any other worker claims the dialogue, rebuilds it from the stored events
-  (same scenario and seed) and goes on, bots included.
+  (same scenario and seed) and goes on, bots included. Leases are renewed in one pipelined round
+  trip per round, whatever the number of dialogues.
 * Presence (is the partner connected?) is a sorted set per dialogue and party: the workers holding
-  that party's sockets, with an expiry they keep pushing forward.
+  that party's sockets, with an expiry they keep pushing forward; each round also reads it for
+  every dialogue the worker holds, in the same way.
 * The lobby is a sorted set per study (participant -> arrival time). Pairing pops the two oldest in
   one Lua script, so two people waiting on different workers are paired with each other exactly
-  once; the seat is handed over as a short-lived key the waiting worker polls.
-* Redis unavailable: moves are refused with 503 (the page retries), the listener reconnects with
-  backoff, and the lobby and leases are written again from the workers' memory once it is back.
+  once; the seat is handed over as a short-lived key the waiting workers read in rounds.
+* Redis unavailable: moves are still stored (the database decides), notices wait for the next
+  change or reconnect, the listener reconnects with backoff and subscribes again, and the lobby
+  and leases are written again from the workers' memory once it is back.
 """
 
 from __future__ import annotations
@@ -48,7 +53,11 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 log = logging.getLogger(__name__)
 
 PREFIX = "duologue"
-CHANNEL = f"{PREFIX}:changes"
+
+
+def channel(dialogue_id: str) -> str:
+    """The pub/sub channel of one dialogue's notices."""
+    return f"{PREFIX}:dialogue:{dialogue_id}"
 
 
 class ClusterUnavailable(RuntimeError):
@@ -94,8 +103,6 @@ return 0
 """
 
 
-STORED_COUNT_SECONDS = 6 * 3600
-"""How long a dialogue's stored-event count is kept in Redis (longer than any dialogue lasts)."""
 LOCK_SECONDS = 3.0
 LOCK_WAIT_SECONDS = 5.0
 POOL_CONNECTIONS = 64
@@ -125,6 +132,10 @@ class Cluster:
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
         )
         self.redis = aioredis.Redis(connection_pool=pool)
+        self._renew = self.redis.register_script(RENEW_SCRIPT)
+        self._following: set[str] = set()
+        """The channels of the dialogues this worker holds a replica of."""
+        self._pubsub: Any = None
 
     async def close(self) -> None:
         await self.redis.aclose()
@@ -161,23 +172,20 @@ class Cluster:
 
     async def claim(self, dialogue_id: str) -> bool:
         """Become the dialogue's owner if nobody is (or we already are)."""
-        return bool(await self._call(lambda: self.redis.eval(RENEW_SCRIPT, 1, f"{PREFIX}:owner:{dialogue_id}", self.worker, self.lease_ms)))
+        return (await self.claim_all([dialogue_id]))[0]
 
-    async def stored_count(self, dialogue_id: str) -> int | None:
-        """The number of stored events the last writer noted (a hint: storage stays the truth)."""
-        value = await self._call(lambda: self.redis.get(f"{PREFIX}:stored:{dialogue_id}"))
-        return int(value) if value is not None else None
+    async def claim_all(self, dialogue_ids: list[str]) -> list[bool]:
+        """`claim` for many dialogues in one pipelined round trip (a lease round renews them all)."""
+        if not dialogue_ids:
+            return []
 
-    async def set_stored_count(self, dialogue_id: str, count: int) -> None:
-        """Note the count after a write; if that fails, drop the old note so nobody trusts it."""
-        key = f"{PREFIX}:stored:{dialogue_id}"
-        try:
-            await self.redis.set(key, count, ex=STORED_COUNT_SECONDS)
-        except (RedisError, OSError):
-            try:
-                await self.redis.delete(key)
-            except (RedisError, OSError):
-                pass  # Redis is away; the lock is too, and a later writer notes the count again
+        async def renew() -> list[Any]:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for dialogue_id in dialogue_ids:  # a registered script: sent once, then by its hash
+                    await self._renew(keys=[f"{PREFIX}:owner:{dialogue_id}"], args=[self.worker, self.lease_ms], client=pipe)
+                return await pipe.execute()
+
+        return [bool(held) for held in await self._call(renew)]
 
     async def owners(self, dialogue_ids: list[str]) -> dict[str, str | None]:
         """The owner of each dialogue, in one round trip (a lease round looks at every live dialogue)."""
@@ -218,26 +226,63 @@ class Cluster:
 
     async def present_elsewhere(self, dialogue_id: str, party: str) -> bool:
         """Whether another worker holds a live socket of this party."""
-        key = f"{PREFIX}:here:{dialogue_id}:{party}"
-        found = await self._call(lambda: self.redis.zrangebyscore(key, time.time(), "+inf"))
-        return any(worker != self.worker for worker in found)
+        return (await self.all_present_elsewhere([(dialogue_id, party)]))[0]
+
+    async def all_present_elsewhere(self, seats: list[tuple[str, str]]) -> list[bool]:
+        """`present_elsewhere` for many (dialogue, party) seats in one pipelined round trip."""
+        if not seats:
+            return []
+        now = time.time()
+
+        async def read() -> list[Any]:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for dialogue_id, party in seats:
+                    pipe.zrangebyscore(f"{PREFIX}:here:{dialogue_id}:{party}", now, "+inf")
+                return await pipe.execute()
+
+        return [any(worker != self.worker for worker in found) for found in await self._call(read)]
 
     # ------------------------------------------------------------------ messages between workers
 
-    async def publish(self, message: dict[str, Any]) -> None:
-        """Tell the other workers (best effort: a lost message is repaired by the next one)."""
+    async def publish(self, dialogue_id: str, message: dict[str, Any]) -> None:
+        """Tell the workers that follow this dialogue (best effort: a lost message is repaired by the next one)."""
         try:
-            await self.redis.publish(CHANNEL, json.dumps({**message, "origin": self.worker}))
+            await self.redis.publish(channel(dialogue_id), json.dumps({**message, "dialogue": dialogue_id, "origin": self.worker}))
         except (RedisError, OSError) as error:
             log.warning("could not publish %s: %s", message.get("type"), error)
 
+    async def follow(self, dialogue_id: str) -> None:
+        """Hear the notices of this dialogue from now on (this worker holds a replica of it)."""
+        name = channel(dialogue_id)
+        if name in self._following:
+            return
+        self._following.add(name)
+        if self._pubsub is not None:
+            try:
+                await self._pubsub.subscribe(name)
+            except (RedisError, OSError) as error:  # subscribed again with the rest after a reconnect
+                log.warning("could not follow %s: %s", dialogue_id, error)
+
+    async def unfollow(self, dialogue_id: str) -> None:
+        name = channel(dialogue_id)
+        self._following.discard(name)
+        if self._pubsub is not None:
+            try:
+                await self._pubsub.unsubscribe(name)
+            except (RedisError, OSError):
+                pass  # the subscription ends with the connection anyway
+
     async def listen(self, handle: Callable[[dict[str, Any]], Awaitable[None]], on_reconnect: Callable[[], Awaitable[None]]) -> None:
-        """Deliver the other workers' messages to `handle` forever, subscribing again after Redis restarts."""
+        """Deliver the notices of the dialogues this worker follows to `handle` forever, subscribing
+        again after Redis restarts."""
         backoff = 0.1
         while True:
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(CHANNEL)
+                await pubsub.subscribe(f"{PREFIX}:workers")  # a channel of its own, so the connection listens from the start
+                if self._following:
+                    await pubsub.subscribe(*self._following)
+                self._pubsub = pubsub
                 backoff = 0.1
                 await on_reconnect()
                 while True:
@@ -258,6 +303,7 @@ class Cluster:
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)
             finally:
+                self._pubsub = None
                 try:
                     await pubsub.aclose()
                 except Exception:  # noqa: BLE001  closing a connection already lost
@@ -282,21 +328,36 @@ class Cluster:
         """A waiter not kept alive this long (its worker died) is a ghost: never paired, dropped."""
         return max(2.0, 2 * self.lease_ms / 1000)
 
-    async def _heartbeat(self, study_id: str, participant: str) -> None:
-        await self._call(lambda: self.redis.set(self._alive_key(study_id, participant), "1", px=int(self.alive_seconds * 1000)))
-
     async def lobby_enter(self, study_id: str, participant: str, since: float) -> None:
-        """A participant starts waiting (a seat handed over earlier and never picked up is dropped)."""
-        await self._call(lambda: self.redis.delete(self._seat_key(study_id, participant), self._seating(study_id) + participant))
-        await self._heartbeat(study_id, participant)
-        await self._call(lambda: self.redis.zadd(self._lobby(study_id), {participant: since}))
+        """A participant starts waiting (a seat handed over earlier is dropped), in one round trip."""
 
-    async def lobby_keep(self, study_id: str, participant: str, since: float) -> None:
-        """Still waiting: alive for another while, and back into the lobby if Redis lost it
-        (restart), unless being seated."""
-        await self._heartbeat(study_id, participant)
-        keys = [self._lobby(study_id), self._seating(study_id) + participant, self._seat_key(study_id, participant)]
-        await self._call(lambda: self.redis.eval(KEEP_SCRIPT, 3, *keys, participant, since))
+        async def enter() -> None:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.delete(self._seat_key(study_id, participant), self._seating(study_id) + participant)
+                pipe.set(self._alive_key(study_id, participant), "1", px=int(self.alive_seconds * 1000))
+                pipe.zadd(self._lobby(study_id), {participant: since})
+                await pipe.execute()
+
+        await self._call(enter)
+
+    async def lobby_round(self, study_id: str, waiting: list[tuple[str, float]], *, keep: bool) -> list[dict[str, Any] | None]:
+        """For this worker's waiters (participant, arrival) of a study, in one round trip: the seat
+        handed to each (`hand_seat`), or None; with `keep`, also a heartbeat for each and, after a
+        Redis restart lost the lobby, each put back unless being seated or already seated."""
+
+        async def round_trip() -> list[Any]:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for participant, _ in waiting:
+                    pipe.get(self._seat_key(study_id, participant))
+                if keep:
+                    for participant, since in waiting:
+                        pipe.set(self._alive_key(study_id, participant), "1", px=int(self.alive_seconds * 1000))
+                        keys = [self._lobby(study_id), self._seating(study_id) + participant, self._seat_key(study_id, participant)]
+                        pipe.eval(KEEP_SCRIPT, 3, *keys, participant, since)
+                return await pipe.execute()
+
+        found = await self._call(round_trip)
+        return [json.loads(value) if value else None for value in found[: len(waiting)]]
 
     async def lobby_alive(self, study_id: str, participants: list[str]) -> list[bool]:
         """Whether each participant's waiting worker still keeps them alive (False: a ghost)."""
@@ -335,13 +396,17 @@ class Cluster:
         await self._call(lambda: self.redis.delete(self._seating(study_id) + participant))
         await self._call(lambda: self.redis.zadd(self._lobby(study_id), {participant: since}))
 
-    async def hand_seat(self, study_id: str, participant: str, token: str) -> None:
-        """Tell the worker where `participant` waits which seat they got."""
-        await self._call(lambda: self.redis.set(self._seat_key(study_id, participant), token, ex=300))
-        await self._call(lambda: self.redis.delete(self._seating(study_id) + participant))
+    async def hand_seat(self, study_id: str, participant: str, seat: dict[str, Any]) -> None:
+        """Tell every worker where `participant` waits (every tab) which seat they got; kept a few
+        minutes, for a tab that looks late, and dropped when the person enters a lobby again."""
 
-    async def pick_up_seat(self, study_id: str, participant: str) -> str | None:
-        return await self._call(lambda: self.redis.getdel(self._seat_key(study_id, participant)))
+        async def hand() -> None:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.set(self._seat_key(study_id, participant), json.dumps(seat), ex=300)
+                pipe.delete(self._seating(study_id) + participant)
+                await pipe.execute()
+
+        await self._call(hand)
 
     async def lobby_size(self, study_id: str) -> int:
         return int(await self._call(lambda: self.redis.zcard(self._lobby(study_id))))

@@ -7,7 +7,7 @@ import random
 import time
 import uuid
 
-from duologue.core.schema import Event, Party, Scenario, SystemNote
+from duologue.core.schema import Dialogue, Event, Party, Scenario, SystemNote
 from duologue.core.task import Task
 from duologue.tasks import make, spec
 from duologue.web.bots import make_bot
@@ -20,6 +20,10 @@ from duologue.web.replay import ReplayClock, replay
 from duologue.web.settings import Settings
 from duologue.web.storage import DialogueInfo, Seat, Storage
 from duologue.web.study import Study
+
+
+Made = tuple[Task, ReplayClock, float, str, list[Seat], dict[str, Occupant], str, str]
+"""A dialogue `LiveHub.create` made and stored: engine, clock, start time, id, seats, occupants, pairing, scenario key."""
 
 
 class LiveHub(Leases):
@@ -55,10 +59,11 @@ class LiveHub(Leases):
                 await live.refresh()
             return live
         if live is None:
-            info = self.storage.info(dialogue_id)
+            info = await self.storage.run(self.storage.info, dialogue_id)
             if info is None or info.status != "live":
                 return None
-            live = self.dialogues.get(dialogue_id) or self.load(info)
+            await self.cluster.follow(dialogue_id)  # before reading it: no notice falls in between
+            live = self.dialogues.get(dialogue_id) or await self.storage.run(self.load, info)
             if live is None:
                 return None
             self.dialogues.setdefault(dialogue_id, live)
@@ -70,9 +75,10 @@ class LiveHub(Leases):
         """Whether a stored live dialogue can be played on (one process: only if it is in memory)."""
         return info.status == "live" and (self.cluster is not None or info.id in self.dialogues)
 
-    def load_engine(self, dialogue_id: str, study: Study) -> tuple[Task, ReplayClock, list[Event]]:
-        """A fresh engine replayed to the stored events (same scenario, seed and first mover)."""
-        record = self.storage.dialogue(dialogue_id)
+    def load_engine(self, dialogue_id: str, study: Study, record: Dialogue | None = None) -> tuple[Task, ReplayClock, list[Event]]:
+        """A fresh engine replayed to the stored events (same scenario, seed and first mover); from
+        `record` when the caller has just read the dialogue."""
+        record = record or self.storage.dialogue(dialogue_id)
         if record is None:
             raise KeyError(dialogue_id)
         replay_info = record.meta.get("replay", {})
@@ -89,13 +95,14 @@ class LiveHub(Leases):
         return task, clock, record.events
 
     def load(self, info: DialogueInfo) -> LiveDialogue | None:
-        """A replica of a live dialogue from storage (started by another worker, or one that died)."""
+        """A replica of a live dialogue from storage (started by another worker, or one that died).
+        Reads the database: the platform calls it in the storage's thread."""
         study = self.studies.get(info.study_id)
-        if study is None:
+        record = self.storage.dialogue(info.id)
+        if study is None or record is None:
             return None
-        task, clock, events = self.load_engine(info.id, study)
-        record_started = self.storage.dialogue(info.id)
-        started = record_started.meta.get("started_at", info.created_at) if record_started else info.created_at
+        task, clock, events = self.load_engine(info.id, study, record)
+        started = record.meta.get("started_at", info.created_at)
         occupants: dict[str, Occupant] = {}
         for seat in self.storage.seats(info.id):
             occupants[seat.party] = Occupant(seat=seat, agent=make_bot(seat, task, task.seed) if seat.kind == "bot" else None)
@@ -106,11 +113,29 @@ class LiveHub(Leases):
 
     # ------------------------------------------------------------------ starting
 
-    def start(self, study: Study, *, humans: list[str], bot: str | None, pairing: str, scenario_key: str, scenario: Scenario | None, seed: int) -> dict[str, Seat]:
+    async def start(self, study: Study, *, humans: list[str], bot: str | None, pairing: str, scenario_key: str, scenario: Scenario | None, seed: int) -> dict[str, Seat]:
         """Create, store and start a dialogue; returns the seats by participant id (humans only).
 
         humans: participant ids (one with a bot, two for human-human); bot: agent spec or None.
+        The engine is made and the dialogue stored in the storage's thread, off the event loop.
         """
+        made = await self.storage.run(self.create, study, humans=humans, bot=bot, pairing=pairing, scenario_key=scenario_key, scenario=scenario, seed=seed)
+        return await self.launch(study, made)
+
+    async def launch(self, study: Study, made: Made) -> dict[str, Seat]:
+        """Run a dialogue `create` made and stored: its runner starts on this loop; the seats by participant id."""
+        task, clock, started, dialogue_id, seats, occupants, pairing, scenario_key = made
+        live = LiveDialogue(self, study, task, dialogue_id, occupants, pairing, scenario_key, clock=clock, started=started)
+        self.dialogues[dialogue_id] = live
+        if self.cluster is not None:
+            await self.cluster.follow(dialogue_id)
+        loop = asyncio.get_running_loop()
+        live.runner = loop.create_task(live.run() if self.cluster is None else self._run_owned(live, fresh=True), name=f"dialogue {dialogue_id}")
+        return {s.participant_id: s for s in seats if s.kind == "human" and s.participant_id is not None}
+
+    def create(self, study: Study, *, humans: list[str], bot: str | None, pairing: str, scenario_key: str, scenario: Scenario | None, seed: int) -> Made:
+        """`start`'s blocking part, for the storage's thread: the engine, the people's protocol
+        answers, the stored dialogue and seats (`launch` then runs it)."""
         turn_taking = "alternate" if bot is not None else study.turn_taking
         clock = ReplayClock()
         started = time.time()
@@ -153,18 +178,20 @@ class LiveHub(Leases):
         first.meta = {**first.meta, "study": study.id, "pairing": pairing, "scenario_key": scenario_key, "started_at": started, "replay": {"scenario_given": scenario_given}}
         seats = self.storage.create_dialogue(first, study_id=study.id, task_id=study.task, pairing=pairing, scenario_key=scenario_key, seats=seats_in)
         occupants = {seat.party: Occupant(seat=seat, agent=make_bot(seat, task, seed) if seat.kind == "bot" else None) for seat in seats}
-        live = LiveDialogue(self, study, task, dialogue_id, occupants, pairing, scenario_key, clock=clock, started=started)
-        self.dialogues[dialogue_id] = live
-        loop = asyncio.get_running_loop()
-        live.runner = loop.create_task(live.run() if self.cluster is None else self._run_owned(live), name=f"dialogue {dialogue_id}")
-        return {s.participant_id: s for s in seats if s.kind == "human" and s.participant_id is not None}
+        return task, clock, started, dialogue_id, seats, occupants, pairing, scenario_key
 
     def finished(self, live: LiveDialogue) -> None:
         """Called once a dialogue is over: forget it after a while, so memory stays flat."""
         try:
-            asyncio.get_running_loop().call_later(self.KEEP_FINISHED_SECONDS, self.dialogues.pop, live.id, None)
+            asyncio.get_running_loop().call_later(self.KEEP_FINISHED_SECONDS, self._forget, live.id)
         except RuntimeError:  # no loop (called while shutting down)
             pass
+
+    def _forget(self, dialogue_id: str) -> None:
+        self.dialogues.pop(dialogue_id, None)
+        if self.cluster is not None:
+            self._background.append(asyncio.get_running_loop().create_task(self.cluster.unfollow(dialogue_id)))
+            self._background = [t for t in self._background if not t.done()]
 
     def live_count(self) -> dict[str, int]:
         """People in dialogues now, per study."""

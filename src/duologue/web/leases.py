@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
@@ -50,25 +49,14 @@ class Leases:
             loop.create_task(self._keep_leases(), name="cluster leases"),
         ]
 
-    def exclusive(self, dialogue_id: str) -> Any:
-        return self.cluster.lock(dialogue_id) if self.cluster is not None else nullcontext()
-
-    async def stored_count(self, dialogue_id: str) -> int | None:
-        """How many events of the dialogue are stored, as last written to Redis (None: ask the database)."""
-        return await self.cluster.stored_count(dialogue_id) if self.cluster is not None else None
-
-    async def set_stored_count(self, dialogue_id: str, count: int) -> None:
-        if self.cluster is not None:
-            await self.cluster.set_stored_count(dialogue_id, count)
-
     async def announce(self, dialogue_id: str, first: int = 0, events: list[Event] | None = None) -> None:
         if self.cluster is not None:
             stored = [e.model_dump(mode="json") for e in events or []]
-            await self.cluster.publish({"type": "changed", "dialogue": dialogue_id, "first": first, "events": stored})
+            await self.cluster.publish(dialogue_id, {"type": "changed", "first": first, "events": stored})
 
     async def relay(self, dialogue_id: str, party: str, frame: dict[str, Any]) -> None:
         if self.cluster is not None:
-            await self.cluster.publish({"type": "frame", "dialogue": dialogue_id, "to": party, "frame": frame})
+            await self.cluster.publish(dialogue_id, {"type": "frame", "to": party, "frame": frame})
 
     async def mark_present(self, dialogue_id: str, party: str, present: bool) -> None:
         if self.cluster is not None:
@@ -86,7 +74,7 @@ class Leases:
             if isinstance(message.get("first"), int) and isinstance(message.get("events"), list):
                 known = (message["first"], [EVENT.validate_python(e) for e in message["events"]])
             async with live.lock:  # the engine up to date; presence comes with "partner" frames and the lease rounds
-                live.sync(known)
+                await live.sync(known)
             await live.broadcast()
             live.wakeup.set()
         elif message["type"] == "frame" and message.get("to") in live.occupants:
@@ -95,17 +83,20 @@ class Leases:
             await live.send(message["to"], message["frame"])
 
     async def _on_reconnect(self) -> None:
-        """Subscribed (again): catch up on changes that happened while Redis was away."""
+        """Subscribed (again): catch up on changes that happened while Redis was away, in the
+        dialogues this worker has sockets of or runs (a bot whose partner is on another worker)."""
         for live in list(self.dialogues.values()):
-            if any(o.connections for o in live.occupants.values()):
+            if live.id in self.owned or any(o.connections for o in live.occupants.values()):
                 try:
                     await live.refresh()
                     await live.broadcast()
+                    live.wakeup.set()
                 except Exception as error:  # noqa: BLE001  one dialogue's refresh must not stop the others
                     log.warning("could not refresh %s: %s", live.id, error)
 
-    async def _run_owned(self, live: LiveDialogue) -> None:
-        """Run a dialogue's bots and clocks while this worker holds its lease."""
+    async def _run_owned(self, live: LiveDialogue, *, fresh: bool = False) -> None:
+        """Run a dialogue's bots and clocks while this worker holds its lease (`fresh`: one this
+        worker has just started, with nothing stored that its replica lacks)."""
         assert self.cluster is not None
         try:
             if not await self.cluster.claim(live.id):
@@ -114,7 +105,8 @@ class Leases:
             return  # `_keep_leases` claims it once Redis is back
         self.owned.add(live.id)
         try:
-            await live.refresh()
+            if not fresh:
+                await live.refresh()
             await live.run()
         finally:
             self.owned.discard(live.id)
@@ -134,16 +126,22 @@ class Leases:
                 log.warning("lease round failed: %s", error)
 
     async def _leases_once(self) -> None:
+        """One round, a few pipelined round trips whatever the number of dialogues: leases renewed,
+        this worker's sockets announced, who is connected elsewhere read for every dialogue held
+        here, and dialogues nobody runs taken over."""
         assert self.cluster is not None
-        for dialogue_id in list(self.owned):
-            if not await self.cluster.claim(dialogue_id):  # we were too slow and someone took it
+        owned = list(self.owned)
+        for dialogue_id, held in zip(owned, await self.cluster.claim_all(owned), strict=True):
+            if not held:  # we were too slow and someone took it
                 live = self.dialogues.get(dialogue_id)
                 if live is not None and live.runner is not None:
                     live.runner.cancel()
                 self.owned.discard(dialogue_id)
-        await self.cluster.set_all_present([(live.id, party) for live in list(self.dialogues.values()) for party, occupant in live.occupants.items() if occupant.connections])
+        held_here = [live for live in list(self.dialogues.values()) if not live.task.done]
+        await self.cluster.set_all_present([(live.id, party) for live in held_here for party, occupant in live.occupants.items() if occupant.connections])
+        await self._presence_round(held_here)
         orphans = []
-        for info in self.storage.dialogues(status="live"):
+        for info in await self.storage.run(self.storage.dialogues, status="live"):
             live = self.dialogues.get(info.id)
             if live is not None and live.runner is not None and not live.runner.done():
                 continue
@@ -157,3 +155,13 @@ class Leases:
             if live is None or (live.runner is not None and not live.runner.done()):
                 continue
             live.runner = asyncio.get_running_loop().create_task(self._run_owned(live), name=f"dialogue {info.id}")
+
+    async def _presence_round(self, held: list[LiveDialogue]) -> None:
+        """Who is connected on another worker, for the people of every dialogue held here, in one
+        round trip; a runner whose clocks that changes is woken."""
+        assert self.cluster is not None
+        seats = [(live, party) for live in held for party, occupant in live.occupants.items() if occupant.seat.kind == "human"]
+        found = await self.cluster.all_present_elsewhere([(live.id, party) for live, party in seats])
+        for (live, party), elsewhere in zip(seats, found, strict=True):
+            if live.note_presence(party, elsewhere):
+                live.wakeup.set()

@@ -118,8 +118,6 @@ class LiveDialogue(Presence, Bots, Clocks):
         """The engine is ahead of the database (a store failed): rebuild it before anything else."""
         self.schemas: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
         """Per party: the action schema of the engine's current state (`schema`)."""
-        self.presence_checked = float("-inf")
-        """Monotonic time of the last look at presence in Redis (several workers)."""
         settings = hub.settings
         self.idle_seconds = study.idle_seconds if study.idle_seconds is not None else settings.idle_seconds
         now = time.time()
@@ -189,12 +187,19 @@ class LiveDialogue(Presence, Bots, Clocks):
         await self.send(party, message)
         await self.hub.relay(self.id, party, message)
 
+    async def view_now(self, party: str) -> dict[str, Any]:
+        """`view(party)` of a stored state: taken under the lock, so never of a move whose events
+        are still being stored (and could yet be undone)."""
+        async with self.lock:
+            return self.view(party)
+
     async def broadcast(self) -> None:
         """The new view to every connection here: the whole view, or what changed for those taking deltas."""
-        for occupant in self.occupants.values():
-            if occupant.seat.kind == "human" and occupant.connections:
-                view = self.view(occupant.seat.party)
-                await self._deliver(occupant, functools.partial(occupant.frames.frame, view=view))
+        async with self.lock:  # the views of one stored state (see `view_now`)
+            views = {o.seat.party: self.view(o.seat.party) for o in self.occupants.values() if o.seat.kind == "human" and o.connections}
+        for party, view in views.items():
+            occupant = self.occupants[party]
+            await self._deliver(occupant, functools.partial(occupant.frames.frame, view=view))
 
     async def changed(self) -> None:
         """After a change: new views here, and a word to the other workers to show theirs.
@@ -210,46 +215,46 @@ class LiveDialogue(Presence, Bots, Clocks):
 
     @asynccontextmanager
     async def changing(self) -> AsyncIterator[None]:
-        """The exclusive right to change this dialogue, with the engine up to date with storage."""
+        """The right to change this dialogue in this process, with the engine rebuilt if a store failed.
+
+        Across workers nothing is locked: each keeps its replica up to date from the others'
+        notices, and storage's unique event numbers refuse the second of two writers of the same
+        number (`EventConflict`), whose engine is then rebuilt from storage and its change tried
+        again (a person's move at once, a bot's or a clock's on the runner's next turn).
+        """
         async with self.lock:
-            async with self.hub.exclusive(self.id):
-                self.sync(count=await self.hub.stored_count(self.id))
-                before = self.stored
-                try:
-                    yield
-                finally:
-                    if self.stored != before:
-                        await self.hub.set_stored_count(self.id, self.stored)
+            await self.sync()
+            yield
 
     async def refresh(self) -> None:
-        """Up to date for reading (a page load, another worker's change)."""
+        """Up to date for reading (a page load, a socket opened): with several workers, what the
+        others stored since this replica last heard of it is read from storage."""
         async with self.lock:
-            self.sync()
+            await self.sync(catch_up=True)
         await self.refresh_presence()
 
-    def sync(self, known: tuple[int, list[Event]] | None = None, count: int | None = None) -> None:
+    async def sync(self, known: tuple[int, list[Event]] | None = None, *, catch_up: bool = False) -> None:
         """Rebuild the engine after a failed store; with several workers, replay their new events too.
 
         `known`: (first number, events) another worker announced as stored; used instead of a
-        database read when they continue exactly where this engine is. `count`: how many events
-        Redis says are stored; when this engine has exactly those, the database is not asked (a
-        count left behind by a crash is caught by storage's unique event numbers, see `move`).
+        database read when they continue exactly where this engine is (a notice that skips some
+        means one was lost: storage is read). `catch_up`: read storage for events this replica
+        has not heard of.
         """
+        storage = self.hub.storage
         if self.dirty:
-            task, clock, events = self.hub.load_engine(self.id, self.study)
+            task, clock, events = await storage.run(self.hub.load_engine, self.id, self.study)
             self.task, self.clock, self.stored, self.dirty = task, clock, len(events), False
             for occupant in self.occupants.values():
                 if occupant.seat.kind == "bot":
                     occupant.agent = make_bot(occupant.seat, task, task.seed)
-        elif self.hub.cluster is not None:
+        elif self.hub.cluster is not None and (known is not None or catch_up):
             if known is not None and known[0] == self.stored:
                 new = known[1]
             elif known is not None and known[0] + len(known[1]) <= self.stored:
                 new = []  # nothing this engine lacks (a later change, if any, is announced too)
-            elif count is not None and count == self.stored:
-                new = []
             else:
-                new = self.hub.storage.events(self.id, since=self.stored)
+                new = await storage.run(storage.events, self.id, since=self.stored)
             if new:
                 try:
                     replay(self.task, self.clock, [*self.task.events[: self.stored], *new])
@@ -262,18 +267,20 @@ class LiveDialogue(Presence, Bots, Clocks):
             self.final = self._final_record()
             self.hub.finished(self)
 
-    def commit(self, move_id: str | None = None) -> None:
-        """Store the engine's new events (one transaction); on failure the engine is rebuilt later."""
+    async def commit(self, move_id: str | None = None) -> None:
+        """Store the engine's new events (one transaction, in the storage's thread); on failure, or
+        when cancelled not knowing whether they were stored, the engine is rebuilt before it is used."""
         new = self.task.events[self.stored :]
         if new:
+            storage = self.hub.storage
             try:
-                self.hub.storage.add_events(self.id, self.stored, list(new), move_id)
-            except Exception:
+                await storage.run(storage.add_events, self.id, self.stored, list(new), move_id)
+            except BaseException:
                 self.dirty = True
                 raise
             self.stored += len(new)
         if self.task.done:
-            self._finish_now()
+            await self._finish_now()
 
     # ------------------------------------------------------------------ people
 
@@ -313,16 +320,16 @@ class LiveDialogue(Presence, Bots, Clocks):
                     try:
                         self.task.step(action, party)
                     except IllegalAction as error:
-                        if move_id is not None and self.hub.storage.move_seen(self.id, move_id):
+                        if move_id is not None and await self._move_seen(move_id):
                             return False
                         raise MoveRefused(error.reason, status=409) from None
                     self.last_move = time.time()
                     try:
-                        self.commit(move_id)
+                        await self.commit(move_id)
                         break
                     except EventConflict:
-                        self.sync()  # `commit` marked the engine dirty: rebuild it from storage
-                        if move_id is not None and self.hub.storage.move_seen(self.id, move_id):
+                        await self.sync()  # `commit` marked the engine dirty: rebuild it from storage
+                        if move_id is not None and await self._move_seen(move_id):
                             return False
                         if attempt == 1:
                             raise MoveRefused("the other party moved at the same moment; look again and retry", status=409) from None
@@ -341,7 +348,7 @@ class LiveDialogue(Presence, Bots, Clocks):
                 try:
                     if self.task.done:
                         async with self.changing():
-                            self._finish_now()
+                            await self._finish_now()
                         break
                     await self._bot_turns()
                     if self.task.done:
@@ -351,11 +358,11 @@ class LiveDialogue(Presence, Bots, Clocks):
                         await asyncio.wait_for(self.wakeup.wait(), timeout=self._seconds_to_next_deadline())
                     except asyncio.TimeoutError:
                         pass
-                    await self.refresh_presence_now_and_then()
                     if not self._a_clock_ran_out():
                         continue  # woken by a move: nothing to end, and no lock to take for it
+                    await self.refresh_presence()  # several workers: a person away here may be on another
                     async with self.changing():
-                        ended = self._check_clocks()
+                        ended = await self._check_clocks()
                     if ended:
                         await self.changed()
                 except UNAVAILABLE as error:  # wait for the database / Redis; nothing is lost
@@ -367,11 +374,11 @@ class LiveDialogue(Presence, Bots, Clocks):
         except asyncio.CancelledError:
             if self.hub.cluster is None:  # one process: it is going away, so is the dialogue
                 async with self.lock:
-                    if not self.task.done:
-                        self.task.end(INTERRUPTED)
                     try:
-                        self.commit()
-                        self._finish_now()
+                        await self.sync()  # rebuilt first if a store was cut off
+                        if not self.task.done:
+                            self.task.end(INTERRUPTED)
+                        await self.commit()
                     except Exception:
                         log.exception("could not store the end of %s", self.id)
             raise  # several processes: another worker takes the dialogue over
@@ -381,8 +388,7 @@ class LiveDialogue(Presence, Bots, Clocks):
                 async with self.changing():
                     if not self.task.done:
                         self.task.end("platform_error")
-                    self.commit()
-                    self._finish_now()
+                    await self.commit()
                 await self.changed()
             except Exception:
                 log.exception("could not store the end of %s", self.id)
@@ -403,18 +409,23 @@ class LiveDialogue(Presence, Bots, Clocks):
         }
         return dialogue
 
-    def _finish_now(self) -> None:
+    async def _move_seen(self, move_id: str) -> bool:
+        storage = self.hub.storage
+        return await storage.run(storage.move_seen, self.id, move_id)
+
+    async def _finish_now(self) -> None:
         """Store the finished dialogue (parties, outcome, meta), once."""
         if not self.task.done:
             return
-        info = self.hub.storage.info(self.id)
+        storage = self.hub.storage
+        info = await storage.run(storage.info, self.id)
         if info is not None and info.status == "finished":
             if self.final is None:
                 self.final = self._final_record()
                 self.hub.finished(self)
             return
         dialogue = self.final or self._final_record()
-        self.hub.storage.finish_dialogue(dialogue, self.task.end_reason, set_aside(self.study.pay, dialogue))
+        await storage.run(storage.finish_dialogue, dialogue, self.task.end_reason, set_aside(self.study.pay, dialogue))
         if self.final is None:
             self.final = dialogue
             self.hub.finished(self)

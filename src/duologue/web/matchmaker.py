@@ -6,9 +6,16 @@ scenario are respected (a full study says so instead of pairing); a bot takes th
 study's `bot_wait_seconds`, or at once when the study allows no human partner.
 
 With several worker processes (`Settings.redis_url`) the waiting list lives in Redis instead
-(`duologue.web.cluster`): each worker polls for its own waiters, the two longest-waiting people of
-a study are taken out together by one atomic script (whichever worker they wait on), and a bot is
-given only to a waiter that an atomic removal proves nobody has paired meanwhile.
+(`duologue.web.cluster`). Each worker looks after its own waiters in rounds, one pipelined Redis
+round trip per study and round whatever the number of waiters (the seats handed to them; now and
+then a heartbeat); the two longest-waiting people of a study are taken out together by one atomic
+script (whichever worker they wait on), and a bot is given only to a waiter that an atomic removal
+proves nobody has paired meanwhile. A seat is handed over through Redis, so every tab of the
+person, on any worker, gets the same one.
+
+Everything that reads or writes the database runs in the storage's thread (`Storage.run`), and
+a study's pairing rounds run one at a time in each process (`_rounds`), so two rounds never seat
+the same waiter nor overfill a quota between their count and their start.
 """
 
 from __future__ import annotations
@@ -18,16 +25,18 @@ import logging
 import random
 import time
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
-from typing import AsyncIterator
+from dataclasses import asdict, dataclass, field
+from typing import AsyncIterator, Callable, ParamSpec, TypeVar
 
 from duologue.web.cluster import ClusterUnavailable
-from duologue.web.hub import LiveHub
-from duologue.web.storage import Seat, Storage, StorageUnavailable
+from duologue.web.hub import LiveHub, Made
+from duologue.web.storage import DialogueInfo, Seat, Storage, StorageUnavailable
 from duologue.web.study import Partner, ScenarioPool, Study
 
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+T = TypeVar("T")
 
 ENTER_PATIENCE_SECONDS = 20.0
 """How long entering a shared lobby is retried while Redis is too busy to answer, before refusing."""
@@ -56,6 +65,9 @@ class Matchmaker:
         self.pools: dict[str, ScenarioPool] = {}
         self.rng = random.Random()
         self._ticker: asyncio.Task | None = None
+        self._rounds: dict[str, asyncio.Lock] = {}
+        self._kept: dict[str, float] = {}
+        """Per study, monotonic time of the last heartbeat for this worker's waiters (several workers)."""
 
     def pool(self, study: Study) -> ScenarioPool:
         if study.id not in self.pools:
@@ -65,106 +77,144 @@ class Matchmaker:
     def waiting_count(self) -> dict[str, int]:
         return {study: len(waiters) for study, waiters in self.waiting.items() if waiters}
 
+    def _round(self, study: Study) -> asyncio.Lock:
+        return self._rounds.setdefault(study.id, asyncio.Lock())
+
+    async def _db(self, method: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self.storage.run(method, *args, **kwargs)
+
     # ------------------------------------------------------------------ arriving
 
-    def existing_seat(self, study: Study, participant_id: str) -> Seat | None:
-        """A dialogue to send a returning participant back to: live, or finished with the questionnaire open."""
-        for seat, info in reversed(self.storage.seats_of_participant(participant_id, study.id)):
+    def _existing(self, study: Study, seats: list[tuple[Seat, DialogueInfo]]) -> Seat | None:
+        """Among a participant's seats, one to send them back to: live, or finished with the questionnaire open."""
+        for seat, info in reversed(seats):
             if self.hub.reachable(info):
                 return seat
             if info.status == "finished" and not seat.questionnaire_done:
                 return seat
         return None
 
+    async def existing_seat(self, study: Study, participant_id: str) -> Seat | None:
+        """A dialogue to send a returning participant back to."""
+        return self._existing(study, await self._db(self.storage.seats_of_participant, participant_id, study.id))
+
+    def _arrival(self, study: Study, participant_id: str) -> tuple[list[tuple[Seat, DialogueInfo]], list[Partner]]:
+        """In the storage's thread, at once: the participant's seats so far and the partners still open."""
+        return self.storage.seats_of_participant(participant_id, study.id), self._open(study)
+
     async def join(self, study: Study, participant_id: str) -> Seat:
         """Wait until this participant has a seat. Cancel the await to leave the lobby."""
-        seat = self.existing_seat(study, participant_id)
+        taken, open_partners = await self._db(self._arrival, study, participant_id)
+        seat = self._existing(study, taken)
         if seat is not None:
             return seat
         limit = study.max_dialogues_per_participant
-        if limit is not None and len(self.storage.seats_of_participant(participant_id, study.id)) >= limit:
+        if limit is not None and len(taken) >= limit:
             raise LobbyRefused("you have already taken part in this study; thank you!")
-        if self._partners_open(study) == []:
+        if open_partners == []:
             raise LobbyRefused("this study is full; thank you for your interest")
+        since = time.time()
         if self.hub.cluster is not None:
-            return await self._join_shared(study, participant_id)
+            await self._enter_shared(study, participant_id, since)
         lobby = self.waiting.setdefault(study.id, {})
         previous = lobby.pop(participant_id, None)
         if previous is not None and not previous.ticket.done():
             previous.ticket.set_exception(LobbyRefused("you joined again from another window"))
         ticket: asyncio.Future = asyncio.get_running_loop().create_future()
-        waiter = Waiter(participant_id, time.time(), ticket)
+        waiter = Waiter(participant_id, since, ticket)
         lobby[participant_id] = waiter
-        self._pair_humans(study)
         self._ensure_ticker()
+        seated = False
         try:
-            return await ticket
+            if self.hub.cluster is None:
+                await self._pair_humans(study)
+            seat = await ticket
+            seated = True
+            return seat
         finally:
-            if lobby.get(participant_id) is waiter:
+            mine = lobby.get(participant_id) is waiter
+            if mine:
                 del lobby[participant_id]
+            if mine and not seated and self.hub.cluster is not None:
+                await self.hub.cluster.lobby_leave(study.id, participant_id)
+
+    @staticmethod
+    def _seat(waiter: Waiter, seat: Seat) -> None:
+        if not waiter.ticket.done():
+            waiter.ticket.set_result(seat)
+
+    @staticmethod
+    def _refuse(waiter: Waiter, reason: str) -> None:
+        if not waiter.ticket.done():
+            waiter.ticket.set_exception(LobbyRefused(reason))
 
     # ------------------------------------------------------------------ pairing
 
-    def _partners_open(self, study: Study) -> list[Partner]:
-        """Partner types whose quota is not full (counting live and finished dialogues)."""
-        counts = self.storage.count_by(study.id, "pairing")
-        open_partners = []
-        for partner in study.partners:
-            quota = study.quotas.get(partner.pairing)
-            if quota is None or counts.get(partner.pairing, 0) < quota:
-                open_partners.append(partner)
-        return open_partners
+    def _open(self, study: Study, counts: dict[str, int] | None = None) -> list[Partner]:
+        """Partner types whose quota is not full (counting live and finished dialogues); reads storage."""
+        counts = counts if counts is not None else self.storage.count_by(study.id, "pairing")
+        return [p for p in study.partners if study.quotas.get(p.pairing) is None or counts.get(p.pairing, 0) < study.quotas[p.pairing]]
 
-    def _start(self, study: Study, humans: list[str], partner: Partner) -> dict[str, Seat] | None:
+    async def _partners_open(self, study: Study) -> list[Partner]:
+        return await self._db(self._open, study)
+
+    def _create(self, study: Study, humans: list[str], candidates: list[Partner]) -> Made | None:
+        """In the storage's thread, as one step: the least used of `candidates` whose quota is not
+        full, a scenario with room, and the dialogue made and stored (None: no room left)."""
+        counts = self.storage.count_by(study.id, "pairing")
+        open_now = [p for p in candidates if p in self._open(study, counts)]
+        if not open_now:
+            return None
+        fewest = min(counts.get(p.pairing, 0) for p in open_now)
+        partner = next(p for p in open_now if counts.get(p.pairing, 0) == fewest)
         choice = self.pool(study).choose(self.storage.count_pairs(study.id), partner.pairing, self.rng)
         if choice is None:
             return None
         key, scenario, seed = choice
-        return self.hub.start(study, humans=humans, bot=partner.agent if partner.kind == "bot" else None, pairing=partner.pairing, scenario_key=key, scenario=scenario, seed=seed)
+        return self.hub.create(study, humans=humans, bot=partner.agent if partner.kind == "bot" else None, pairing=partner.pairing, scenario_key=key, scenario=scenario, seed=seed)
 
-    def _pair_humans(self, study: Study) -> None:
-        human = next((p for p in self._partners_open(study) if p.kind == "human"), None)
-        if human is None:
-            return
-        lobby = self.waiting.get(study.id, {})
-        waiters = sorted((w for w in lobby.values() if not w.ticket.done()), key=lambda w: w.since)
-        while len(waiters) >= 2:
-            first, second = waiters.pop(0), waiters.pop(0)
-            seats = self._start(study, [first.participant_id, second.participant_id], human)
-            if seats is None:
+    async def _start(self, study: Study, humans: list[str], candidates: list[Partner]) -> dict[str, Seat] | None:
+        """A dialogue for these people with one of `candidates` (`_create`), running; their seats."""
+        made = await self._db(self._create, study, humans, candidates)
+        return await self.hub.launch(study, made) if made is not None else None
+
+    async def _pair_humans(self, study: Study) -> None:
+        async with self._round(study):
+            human = next((p for p in study.partners if p.kind == "human"), None)
+            if human is None:  # (a full quota is found where the dialogue would be made, `_create`)
                 return
-            for waiter in (first, second):
-                lobby.pop(waiter.participant_id, None)
-                waiter.ticket.set_result(seats[waiter.participant_id])
+            lobby = self.waiting.get(study.id, {})
+            while True:
+                waiters = sorted((w for w in lobby.values() if not w.ticket.done()), key=lambda w: w.since)
+                if len(waiters) < 2:
+                    return
+                first, second = waiters[0], waiters[1]
+                seats = await self._start(study, [first.participant_id, second.participant_id], [human])
+                if seats is None:  # the quota or every scenario is full
+                    return
+                for waiter in (first, second):
+                    self._seat(waiter, seats[waiter.participant_id])
 
-    def _pair_bots(self, study: Study) -> None:
-        lobby = self.waiting.get(study.id, {})
-        now = time.time()
-        open_partners = self._partners_open(study)
-        humans_possible = any(p.kind == "human" for p in open_partners)
-        for waiter in sorted(lobby.values(), key=lambda w: w.since):
-            if waiter.ticket.done():
-                continue
-            if humans_possible and now - waiter.since < study.bot_wait_seconds:
-                continue
-            bots = [p for p in self._partners_open(study) if p.kind == "bot"]
-            if not bots:
-                if not humans_possible:
-                    lobby.pop(waiter.participant_id, None)
-                    waiter.ticket.set_exception(LobbyRefused("this study is full; thank you for your interest"))
-                continue
-            bot = self._least_used(study, bots)
-            seats = self._start(study, [waiter.participant_id], bot)
-            lobby.pop(waiter.participant_id, None)
-            if seats is None:
-                waiter.ticket.set_exception(LobbyRefused("every scenario of this study has its dialogues; thank you!"))
-            else:
-                waiter.ticket.set_result(seats[waiter.participant_id])
-
-    def _least_used(self, study: Study, bots: list[Partner]) -> Partner:
-        counts = self.storage.count_by(study.id, "pairing")
-        fewest = min(counts.get(b.pairing, 0) for b in bots)
-        return next(b for b in bots if counts.get(b.pairing, 0) == fewest)
+    async def _pair_bots(self, study: Study) -> None:
+        async with self._round(study):
+            lobby = self.waiting.get(study.id, {})
+            now = time.time()
+            open_partners = await self._partners_open(study)
+            humans_possible = any(p.kind == "human" for p in open_partners)
+            for waiter in sorted(lobby.values(), key=lambda w: w.since):
+                if waiter.ticket.done() or (humans_possible and now - waiter.since < study.bot_wait_seconds):
+                    continue
+                bots = [p for p in open_partners if p.kind == "bot"]
+                if not bots:
+                    if not humans_possible:
+                        self._refuse(waiter, "this study is full; thank you for your interest")
+                    continue
+                seats = await self._start(study, [waiter.participant_id], bots)
+                if seats is None:
+                    self._refuse(waiter, "every scenario of this study has its dialogues; thank you!")
+                else:
+                    self._seat(waiter, seats[waiter.participant_id])
+                open_partners = await self._partners_open(study)
 
     def _ensure_ticker(self) -> None:
         if self._ticker is None or self._ticker.done():
@@ -177,50 +227,57 @@ class Matchmaker:
                 study = self.studies.get(study_id)
                 if study is None or not lobby:
                     continue
-                self._pair_humans(study)
-                self._pair_bots(study)
-
+                try:
+                    if self.hub.cluster is not None:
+                        await self._shared_round(study)
+                    else:
+                        await self._pair_humans(study)
+                        await self._pair_bots(study)
+                except (ClusterUnavailable, StorageUnavailable) as error:  # wait it out in the lobby
+                    log.warning("lobby of %s waits: %s", study_id, error)
+                except Exception:  # a failed round must not end the lobby: the next one tries again
+                    log.exception("a round of the lobby of %s failed", study_id)
     # ------------------------------------------------------------------ several worker processes
 
-    async def _join_shared(self, study: Study, participant_id: str) -> Seat:
-        """Wait in the study's lobby in Redis until paired here, on another worker, or with a bot."""
+    async def _enter_shared(self, study: Study, participant_id: str, since: float) -> None:
+        """Into the study's lobby in Redis; a busy moment (hundreds joining at once) is waited out,
+        only a lasting outage refuses."""
         cluster = self.hub.cluster
         assert cluster is not None
-        since = time.time()
-        while True:  # a busy moment (hundreds joining at once) is waited out; only a lasting outage refuses
+        while True:
             try:
                 await cluster.lobby_enter(study.id, participant_id, since)
-                break
+                return
             except ClusterUnavailable as error:
                 if time.time() - since >= ENTER_PATIENCE_SECONDS:
                     raise LobbyRefused("the platform is briefly unavailable; please reload this page in a moment") from None
                 log.warning("lobby of %s: entering waits: %s", study.id, error)
                 await asyncio.sleep(self.tick_seconds)
-        here = Waiter(participant_id, since, asyncio.get_running_loop().create_future())
-        self.waiting.setdefault(study.id, {})[participant_id] = here
-        seated = False
-        try:
-            while True:
-                try:
-                    token = await cluster.pick_up_seat(study.id, participant_id)
-                    seat = self.storage.seat_by_token(token) if token else None
-                    # another tab (here or on another worker) may have been seated already: one seat each
-                    seat = seat or self.existing_seat(study, participant_id)
-                    if seat is None:
-                        await cluster.lobby_keep(study.id, participant_id, since)
-                        await self._pair_shared(study)
-                        seat = await self._bot_for(study, participant_id, since)
-                    if seat is not None:
-                        seated = True
-                        return seat
-                except (ClusterUnavailable, StorageUnavailable) as error:  # wait it out in the lobby
-                    log.warning("lobby of %s waits: %s", study.id, error)
-                await asyncio.sleep(self.tick_seconds)
-        finally:
-            if self.waiting.get(study.id, {}).get(participant_id) is here:
-                del self.waiting[study.id][participant_id]
-            if not seated:
-                await cluster.lobby_leave(study.id, participant_id)
+
+    async def _shared_round(self, study: Study) -> None:
+        """One round for this worker's waiters of a study: seats handed over (one round trip for
+        all of them), people paired, bots given to those who waited long enough."""
+        cluster = self.hub.cluster
+        assert cluster is not None
+        lobby = self.waiting.get(study.id, {})
+        waiters = [w for w in lobby.values() if not w.ticket.done()]
+        if not waiters:
+            return
+        keep = time.monotonic() - self._kept.get(study.id, float("-inf")) >= cluster.alive_seconds / 4
+        handed = await cluster.lobby_round(study.id, [(w.participant_id, w.since) for w in waiters], keep=keep)
+        if keep:
+            self._kept[study.id] = time.monotonic()
+        for waiter, seat in zip(waiters, handed, strict=True):
+            if seat is not None:
+                self._seat(waiter, Seat(**seat))
+        async with self._round(study):
+            open_partners = await self._partners_open(study)
+            human = next((p for p in open_partners if p.kind == "human"), None)
+            while human is not None and await self._pair_shared(study, human):
+                pass
+            for waiter in sorted(lobby.values(), key=lambda w: w.since):
+                if not waiter.ticket.done() and await self._bot_for(study, waiter, open_partners):
+                    open_partners = await self._partners_open(study)
 
     @asynccontextmanager
     async def _seating(self, study: Study, participants: list[str]) -> AsyncIterator[None]:
@@ -233,70 +290,85 @@ class Matchmaker:
                 await held.enter_async_context(cluster.lock(f"seating:{study.id}:{participant}"))
             yield
 
-    async def _pair_shared(self, study: Study) -> None:
+    async def _hand(self, study: Study, seats: dict[str, Seat]) -> None:
+        """Each participant's seat to every tab that waits for it, here at once and elsewhere through Redis."""
         cluster = self.hub.cluster
         assert cluster is not None
-        human = next((p for p in self._partners_open(study) if p.kind == "human"), None)
-        if human is None:
-            return
+        for participant, seat in seats.items():
+            waiter = self.waiting.get(study.id, {}).get(participant)
+            if waiter is not None:
+                self._seat(waiter, seat)
+            await cluster.hand_seat(study.id, participant, asdict(seat))
+
+    async def _pair_shared(self, study: Study, human: Partner) -> bool:
+        """Take the two longest-waiting people of the study (on any worker) and seat them together;
+        whether a pair was taken out of the lobby (so another may follow)."""
+        cluster = self.hub.cluster
+        assert cluster is not None
         pair = await cluster.lobby_pair(study.id)
         if len(pair) < 2:
-            return
-        alive = await cluster.lobby_alive(study.id, [participant for participant, _ in pair])
+            return False
+        participants = [participant for participant, _ in pair]
+        alive = await cluster.lobby_alive(study.id, participants)
         if not all(alive):  # a ghost whose worker died: dropped; the living go back to wait
             for (participant, since), live in zip(pair, alive, strict=True):
                 if live:
                     await cluster.lobby_return(study.id, [(participant, since)])
                 else:
                     await cluster.lobby_drop(study.id, participant)
-            return
-        async with self._seating(study, [participant for participant, _ in pair]):
-            seated = [self.existing_seat(study, participant) is not None for participant, _ in pair]
-            if any(seated):  # seated a moment ago from another tab: one seat each, never a second dialogue
-                for (participant, since), has_seat in zip(pair, seated, strict=True):
-                    if has_seat:
+            return True
+        async with self._seating(study, participants):
+            earlier = [await self.existing_seat(study, participant) for participant in participants]
+            if any(earlier):  # seated a moment ago from another tab: one seat each, never a second dialogue
+                for (participant, since), seat in zip(pair, earlier, strict=True):
+                    if seat is not None:
                         await cluster.lobby_drop(study.id, participant)
+                        await self._hand(study, {participant: seat})
                     else:
                         await cluster.lobby_return(study.id, [(participant, since)])
-                return
+                return True
             try:
-                seats = self._start(study, [participant for participant, _ in pair], human)
+                seats = await self._start(study, participants, [human])
             except Exception:
                 await cluster.lobby_return(study.id, pair)
                 raise
             if seats is None:
                 await cluster.lobby_return(study.id, pair)
-                return
-        for participant, _ in pair:
-            await cluster.hand_seat(study.id, participant, seats[participant].token)
+                return False
+        await self._hand(study, seats)
+        return True
 
-    async def _bot_for(self, study: Study, participant_id: str, since: float) -> Seat | None:
-        """A bot partner once this waiter has waited long enough (or no person can be a partner)."""
+    async def _bot_for(self, study: Study, waiter: Waiter, open_partners: list[Partner]) -> bool:
+        """A bot partner for this waiter once it has waited long enough (or no person can be a
+        partner); whether a dialogue was started."""
         cluster = self.hub.cluster
         assert cluster is not None
-        open_partners = self._partners_open(study)
         humans_possible = any(p.kind == "human" for p in open_partners)
-        if humans_possible and time.time() - since < study.bot_wait_seconds:
-            return None
+        if humans_possible and time.time() - waiter.since < study.bot_wait_seconds:
+            return False
         bots = [p for p in open_partners if p.kind == "bot"]
         if not bots:
             if not humans_possible:
-                raise LobbyRefused("this study is full; thank you for your interest")
-            return None
-        if not await cluster.lobby_take(study.id, participant_id):
-            return None  # a pairing took this person a moment ago: the seat is on its way
-        async with self._seating(study, [participant_id]):
-            earlier = self.existing_seat(study, participant_id)
+                self._refuse(waiter, "this study is full; thank you for your interest")
+            return False
+        participant = waiter.participant_id
+        if not await cluster.lobby_take(study.id, participant):
+            return False  # a pairing took this person a moment ago: the seat is on its way
+        async with self._seating(study, [participant]):
+            earlier = await self.existing_seat(study, participant)
             if earlier is not None:  # seated a moment ago from another tab: that seat, not a second one
-                return earlier
+                await self._hand(study, {participant: earlier})
+                return False
             try:
-                seats = self._start(study, [participant_id], self._least_used(study, bots))
+                seats = await self._start(study, [participant], bots)
             except Exception:
-                await cluster.lobby_return(study.id, [(participant_id, since)])
+                await cluster.lobby_return(study.id, [(participant, waiter.since)])
                 raise
         if seats is None:
-            raise LobbyRefused("every scenario of this study has its dialogues; thank you!")
-        return seats[participant_id]
+            self._refuse(waiter, "every scenario of this study has its dialogues; thank you!")
+            return False
+        await self._hand(study, seats)
+        return True
 
     async def close(self) -> None:
         if self._ticker is not None:

@@ -1,8 +1,9 @@
 """Who is connected: a party's seat, its websockets here, and (several workers) elsewhere.
 
 A person who loses their connection has `reconnect_seconds` to come back (the clocks read
-`away_since`); their partner is told. With several workers, presence lives in Redis and the
-runner looks at it now and then (`PRESENCE_SECONDS`).
+`away_since`); their partner is told. With several workers, presence lives in Redis: each
+worker's lease round reads it for all the dialogues it holds, and a runner looks again before a
+clock ends a dialogue.
 """
 
 from __future__ import annotations
@@ -22,9 +23,6 @@ if TYPE_CHECKING:
 
     from duologue.core.task import Task
     from duologue.web.hub import LiveHub
-
-PRESENCE_SECONDS = 1.0
-"""Several workers: how often a dialogue's runner looks in Redis for who is connected elsewhere."""
 
 
 class Connection(Protocol):
@@ -64,10 +62,11 @@ class LiveParts:
         wakeup: asyncio.Event
 
         def view(self, party: str) -> dict[str, Any]: ...
+        async def view_now(self, party: str) -> dict[str, Any]: ...
         async def send_everywhere(self, party: str, message: dict[str, Any]) -> None: ...
         async def changed(self) -> None: ...
         def changing(self) -> AbstractAsyncContextManager[None]: ...
-        def commit(self, move_id: str | None = None) -> None: ...
+        async def commit(self, move_id: str | None = None) -> None: ...
 
 
 class Presence(LiveParts):
@@ -95,7 +94,8 @@ class Presence(LiveParts):
 
     async def resend(self, party: str, connection: Connection) -> None:
         """The whole view again to one connection (it asked for a resync, or may have missed a frame)."""
-        await connection.send_text(encode(self.occupants[party].frames.full(connection, self.view(party))))
+        view = await self.view_now(party)
+        await connection.send_text(encode(self.occupants[party].frames.full(connection, view)))
 
     async def disconnect(self, party: str, connection: Connection) -> None:
         occupant = self.occupants[party]
@@ -113,28 +113,28 @@ class Presence(LiveParts):
         if self.occupants[other].seat.kind == "human" and not self.task.done:
             await self.send_everywhere(other, {"type": "partner", "connected": connected, "reconnect_seconds": self.hub.settings.reconnect_seconds})
 
-    async def refresh_presence_now_and_then(self) -> None:
-        """`refresh_presence` at most once per `PRESENCE_SECONDS`: each look costs Redis round trips,
-        and a move wakes the runner far more often than presence can matter to a clock."""
-        if time.monotonic() - self.presence_checked >= PRESENCE_SECONDS:
-            await self.refresh_presence()
-
     async def refresh_presence(self) -> None:
-        """Multi-process mode: which people have a connection on another worker (for clocks and views)."""
+        """Multi-process mode: which people have a connection on another worker (for clocks and views).
+        The lease round does the same for every dialogue a worker holds (`Leases._presence_round`)."""
         cluster = self.hub.cluster
         if cluster is None:
             return
-        self.presence_checked = time.monotonic()
-        now = time.time()
-        for party, occupant in self.occupants.items():
-            if occupant.seat.kind != "human":
-                continue
-            try:
-                occupant.elsewhere = await cluster.present_elsewhere(self.id, party)
-            except ClusterUnavailable:
-                continue  # unknown while Redis is away: nobody is declared gone for it
-            if occupant.connections or occupant.elsewhere:
-                occupant.away_since = None
-            elif occupant.away_since is None:
-                occupant.away_since = now
+        parties = [party for party, occupant in self.occupants.items() if occupant.seat.kind == "human"]
+        try:
+            found = await cluster.all_present_elsewhere([(self.id, party) for party in parties])
+        except ClusterUnavailable:
+            return  # unknown while Redis is away: nobody is declared gone for it
+        for party, elsewhere in zip(parties, found, strict=True):
+            self.note_presence(party, elsewhere)
 
+    def note_presence(self, party: str, elsewhere: bool) -> bool:
+        """What another worker holds of `party`'s connections; whether it changes who is away."""
+        occupant = self.occupants[party]
+        occupant.elsewhere = elsewhere
+        if occupant.connections or elsewhere:
+            was, occupant.away_since = occupant.away_since, None
+            return was is not None
+        if occupant.away_since is None:
+            occupant.away_since = time.time()
+            return True
+        return False

@@ -14,13 +14,15 @@ applied twice. A database that cannot be reached raises `StorageUnavailable` (th
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import json
 import secrets
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, cast
+from typing import Any, Callable, Iterable, Iterator, ParamSpec, TypeVar, cast
 
 from pydantic import TypeAdapter
 from sqlalchemy import Boolean, event, inspect, text, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, insert, select, update
@@ -33,6 +35,8 @@ from duologue.web import counters
 
 _EVENT = TypeAdapter(Event)
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class StorageUnavailable(RuntimeError):
@@ -177,6 +181,10 @@ def _seat(row: SeatRow) -> Seat:
     return Seat(row.dialogue_id, row.party, row.kind, row.participant_id, row.agent, row.token, row.completion_code, row.questionnaire_done)
 
 
+_INFO_COLUMNS = (DialogueRow.id, DialogueRow.study_id, DialogueRow.task_id, DialogueRow.pairing, DialogueRow.scenario_key, DialogueRow.status, DialogueRow.end_reason, DialogueRow.created_at, DialogueRow.finished_at)
+"""`DialogueInfo`'s fields, in its order."""
+
+
 def _info(row: DialogueRow) -> DialogueInfo:
     return DialogueInfo(row.id, row.study_id, row.task_id, row.pairing, row.scenario_key, row.status, row.end_reason, row.created_at, row.finished_at)
 
@@ -207,10 +215,16 @@ class EventBatchItem:
 
 
 class Storage:
-    """The platform's only door to the database. Short transactions; safe to call from any thread."""
+    """The platform's only door to the database. Short transactions; safe to call from any thread.
+
+    The live platform calls it through `run`, in the storage's own threads, so the event loop that
+    relays every other dialogue's frames never waits for the database: one thread for SQLite (one
+    writer at a time is all SQLite allows), a few for a database server, whose round trips overlap.
+    """
 
     def __init__(self, url: str) -> None:
         options: dict[str, Any] = {}
+        self._threads = ThreadPoolExecutor(max_workers=1 if url.startswith("sqlite") else 4, thread_name_prefix="storage")
         if url.startswith("sqlite"):
             options["connect_args"] = {"check_same_thread": False}
         else:  # a server that restarted leaves dead pooled connections: test each before use
@@ -245,7 +259,16 @@ class Storage:
             log.warning("events repeat a number within a dialogue, so they are not guarded against it: %s", error.orig)
 
     def close(self) -> None:
+        self._threads.shutdown(wait=True)
         self.engine.dispose()
+
+    async def run(self, method: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        """`method(*args, **kwargs)` (a method of this storage) in the storage's threads, awaited.
+
+        A caller cancelled meanwhile stops waiting, but the call itself still completes (a
+        transaction is never cut in half); the unique event numbers catch a move stored so.
+        """
+        return await asyncio.get_running_loop().run_in_executor(self._threads, functools.partial(method, *args, **kwargs))
 
     # ------------------------------------------------------------------ dialogues
 
@@ -353,13 +376,14 @@ class Storage:
         return Dialogue.model_validate(data)
 
     def dialogues(self, *, study_id: str | None = None, status: str | None = None) -> list[DialogueInfo]:
-        with self._session() as session:
-            query = select(DialogueRow).order_by(DialogueRow.created_at)
-            if study_id is not None:
-                query = query.where(DialogueRow.study_id == study_id)
-            if status is not None:
-                query = query.where(DialogueRow.status == status)
-            return [_info(r) for r in session.scalars(query)]
+        """Dialogues' bookkeeping, oldest first (their JSON is not read: a lease round asks for every live one)."""
+        query = select(*_INFO_COLUMNS).order_by(DialogueRow.created_at)
+        if study_id is not None:
+            query = query.where(DialogueRow.study_id == study_id)
+        if status is not None:
+            query = query.where(DialogueRow.status == status)
+        with self.engine.connect() as connection:
+            return [DialogueInfo(*row) for row in connection.execute(query)]
 
     def iter_dialogues(self, *, study_id: str | None = None, status: str | None = "finished") -> Iterator[Dialogue]:
         for info in self.dialogues(study_id=study_id, status=status):
@@ -535,5 +559,5 @@ def _guarded(method: Callable) -> Callable:
 
 
 for _name, _method in list(vars(Storage).items()):
-    if callable(_method) and not _name.startswith("_") and _name != "close":
+    if callable(_method) and not _name.startswith("_") and _name not in ("close", "run"):
         setattr(Storage, _name, _guarded(_method))

@@ -50,9 +50,12 @@ def echoable(move_id: Any) -> bool:
     return isinstance(move_id, str) and len(move_id) <= MAX_MOVE_ID_CHARS and invalid_text(move_id) is None
 
 
+async def seat_of(state, token: str, connection: HTTPConnection | None = None) -> Seat:
+    """`seat_or_404`, read in the storage's thread (the event loop goes on meanwhile)."""
+    return await state.storage.run(seat_or_404, state, token, connection)
+
+
 def seat_or_404(state, token: str, connection: HTTPConnection | None = None) -> Seat:
-    """The person's seat of this token; with `connection`, only for the browser its participant
-    id is bound to (`duologue.web.identity`), else 403 with a clear reason."""
     seat = state.storage.seat_by_token(token)
     if seat is None or seat.kind != "human":
         raise HTTPException(404, "no such seat: the link may be wrong or expired")
@@ -110,8 +113,8 @@ def parse_move(data: Any) -> actions.Action:
 @router.get("/chat/{token}")
 async def chat_page(request: Request, token: str):
     state = platform(request)
-    seat = seat_or_404(state, token, request)
-    info = state.storage.info(seat.dialogue_id)
+    seat = await seat_of(state, token, request)
+    info = await state.storage.run(state.storage.info, seat.dialogue_id)
     study = state.studies.get(info.study_id) if info else None
     return page(request, "chat.html", {"seat": seat, "study": study, "token": token})
 
@@ -120,18 +123,18 @@ async def chat_page(request: Request, token: str):
 async def view(request: Request, token: str, party: str | None = None) -> dict[str, Any]:
     """This seat's own view. `party` may only name the seat's own party."""
     state = platform(request)
-    seat = seat_or_404(state, token, request)
+    seat = await seat_of(state, token, request)
     if party is not None and party != seat.party:
         raise HTTPException(403, "you can only see your own side of the dialogue")
     live = await state.hub.open(seat.dialogue_id)
-    return live.view(seat.party) if live is not None else stored_view(state, seat)
+    return await live.view_now(seat.party) if live is not None else await state.storage.run(stored_view, state, seat)
 
 
 @router.post("/api/chat/{token}/moves", dependencies=[Depends(limit_moves)])
 async def post_move(request: Request, token: str, move: Any = Body(...)) -> dict[str, Any]:
     """Make a move (`{"kind": "say", "text": "hi"}`, `{"kind": "submit-deal", ...}`)."""
     state = platform(request)
-    seat = seat_or_404(state, token, request)
+    seat = await seat_of(state, token, request)
     try:
         move_id = move_id_of(request.query_params.get("move_id") or (move.pop("move_id", None) if isinstance(move, dict) else None))
         action = parse_move(move)
@@ -139,14 +142,15 @@ async def post_move(request: Request, token: str, move: Any = Body(...)) -> dict
         raise HTTPException(refused.status, refused.reason) from None
     live = await state.hub.open(seat.dialogue_id)
     if live is None or live.task.done:
-        if move_id is not None and state.storage.move_seen(seat.dialogue_id, move_id):
-            return {"ok": True, "duplicate": True, "view": live.view(seat.party) if live is not None else stored_view(state, seat)}
+        if move_id is not None and await state.storage.run(state.storage.move_seen, seat.dialogue_id, move_id):
+            view = await live.view_now(seat.party) if live is not None else await state.storage.run(stored_view, state, seat)
+            return {"ok": True, "duplicate": True, "view": view}
         raise HTTPException(409, "this dialogue is over")
     try:
         applied = await live.move(seat.party, action, move_id, sent=move)
     except MoveRefused as refused:
         raise HTTPException(refused.status, refused.reason) from None
-    return {"ok": True, "duplicate": not applied, "view": live.view(seat.party)}
+    return {"ok": True, "duplicate": not applied, "view": await live.view_now(seat.party)}
 
 
 @router.websocket("/ws/chat/{token}")
@@ -159,8 +163,9 @@ async def chat_socket(websocket: WebSocket, token: str):
     state = websocket.app.state.platform
     await websocket.accept()
     try:
-        seat = state.storage.seat_by_token(token)
+        seat = await state.storage.run(state.storage.seat_by_token, token)
         live = await state.hub.open(seat.dialogue_id) if seat is not None and seat.kind == "human" else None
+        allowed = seat is None or await state.storage.run(identity.may_use, state, seat.participant_id, identity.session_of(websocket))
     except (StorageUnavailable, ClusterUnavailable):
         await websocket.send_json({"type": "error", "status": 503, "reason": "the platform is briefly unavailable; reconnecting"})
         await websocket.close(code=1013)
@@ -169,12 +174,12 @@ async def chat_socket(websocket: WebSocket, token: str):
         await websocket.send_json({"type": "error", "status": 404, "reason": "no such seat"})
         await websocket.close(code=1008)
         return
-    if not identity.may_use(state, seat.participant_id, identity.session_of(websocket)):
+    if not allowed:
         await websocket.send_json({"type": "error", "status": 403, "reason": identity.REFUSED})
         await websocket.close(code=4403, reason="in use in another browser")
         return
     if live is None:
-        await websocket.send_json(stored_view(state, seat))
+        await websocket.send_json(await state.storage.run(stored_view, state, seat))
         await websocket.close()
         return
     await live.connect(seat.party, websocket, deltas=websocket.query_params.get("frames") == "delta")

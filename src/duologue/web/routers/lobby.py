@@ -72,13 +72,15 @@ async def lobby_socket(websocket: WebSocket, study_id: str):
         await websocket.send_json({"type": "refused", "reason": "unknown study or missing participant id"})
         await websocket.close(code=1008)
         return
-    if not identity.claim(state, participant, identity.session_of(websocket)):
+    if not await state.storage.run(identity.claim, state, participant, identity.session_of(websocket)):
         await websocket.send_json({"type": "refused", "reason": identity.REFUSED})
         await websocket.close(code=1008)
         return
     from duologue.web.protocol import next_step, progress_of
 
-    if next_step(study.protocol, progress_of(state).get(study.id, participant)) is not None:  # consent and surveys come first
+    progress = progress_of(state)
+    done = await state.storage.run(progress.get, study.id, participant) if study.protocol is not None else {}
+    if next_step(study.protocol, done) is not None:  # consent and surveys come first
         await websocket.send_json({"type": "refused", "reason": "please start from the study link: a few pages come before the lobby"})
         await websocket.close(code=1008)
         return
