@@ -20,7 +20,7 @@ def _p(*values: float) -> np.ndarray:
 @pytest.mark.parametrize(
     ("text", "ruled", "revised"),
     [
-        ("I need 2 firewood. 2 water would be nice too.", {"Firewood": 2}, {"Water": 2, "Firewood": 2}),
+        ("I need 3 water. 1 food would be nice too.", {"Water": 3}, {"Food": 1, "Water": 3}),
         ("I need 3 firewood. 1 food would be nice too.", {"Firewood": 3}, {"Food": 1, "Firewood": 3}),
     ],
 )

@@ -1,4 +1,4 @@
-"""CaSiNo offer families found in the fresh rounds 22-24 of the labelled set (`understanding_eval`)."""
+"""CaSiNo offer families found in the fresh rounds 22-25 of the labelled set (`understanding_eval`)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,11 @@ F, W, D = "Food", "Water", "Firewood"
         ("I drink a lot of water so would be willing to do 1 firewood, 2 water and 1 food.", {F: 1, W: 2, D: 1}),  # subject left out
         ("I think it's for the best that you get two packages of water, food and firewood.", {F: 1, W: 1, D: 1}),  # a count for each listed
         ("Yes. ME = 0 firewood, 3 water, and 2 food. YOU= 3 firewood, 0 water, and 1 food.", {F: 2, W: 3, D: 0}),
+        ("Ill take one firewood and two of both water and food", {F: 2, W: 2, D: 1}),  # a count for both items named
+        ("I could really use 3 packages of firewood--I just can't risk a cold night.", {F: None, W: None, D: 3}),  # a dash ends the clause
     ],
 )
-def test_reads_offer_families_of_rounds_22_to_24(text, share):
+def test_reads_offer_families_of_rounds_22_to_25(text, share):
     assert read(text).proposal == share
 
 

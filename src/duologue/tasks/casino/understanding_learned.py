@@ -106,7 +106,7 @@ class Thresholds:
 
     keep: float = 0.9
     """Replace a share the rules settled only when the model gives another value at least this."""
-    fill: float = 0.6
+    fill: float = 0.7
     """Fill an issue the rules left open when the model gives a share at least this."""
     new: float = 1.01
     """Take the model's split when the rules found none and the product of its per-issue certainties is at least this."""

@@ -303,8 +303,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
             near = [w for w in tokens[anchor : k - 1] if w not in FILLER and w not in _LIST_WORDS and w not in _AUX and w not in NUMBER_WORDS and not issue_of_word(w)]
             if count is None and k >= 1 and tokens[k - 1] == "the" and recipient is not None and (not wish or listed) and len(near) <= 1 and not set(near) & _PARTIAL and (k < 3 or tokens[k - 2] != "of" or tokens[k - 3] == "all"):
                 count = PACKAGES_PER_ISSUE  # "you can have the food": all of it
-            if count is None and last_count is not None and tokens[i - 1] in {"and", "&"} and "each" in tokens[max(0, i - 6) : i]:
-                count = last_count  # "1 each of the food and water"
+            if count is None and last_count is not None and tokens[i - 1] in {"and", "&"} and {"each", "both"} & set(tokens[max(0, i - 6) : i]):
+                count = last_count  # "1 each of the food and water", "two of both water and food"
             if count is None and last_count is not None and tokens[i - 1] in {",", "and", "&"} and of_list(tokens, i):
                 count = last_count  # "I will give you 1 of food, water and firewood"
             if count is None and last_count is not None and tokens[i - 1] == "and" and i >= 4 and tokens[i - 3] == "of" and tokens[i - 4] in _PACKAGES and issue_of_word(tokens[i - 2]):

@@ -10,8 +10,8 @@ its mistakes on unseen text; its readings now of the dev half would not (it was 
 `--cv` estimates how the rule reader plus the model read unseen text: the dev messages are split
 by labelling round into folds (`GroupKFold`), each fold's messages are revised by a model trained
 on the other folds, and exact offer precision and recall are printed beside the fresh rule
-reading's, over all rounds and over rounds 13 on (whose fresh readings come from readers closest to
-today's). `--grid` prints the same for a small grid of thresholds (how the shipped ones were
+reading's, over all rounds and over rounds 13 on and 22 on (whose fresh readings come from readers closest
+to today's). `--grid` prints the same for a small grid of thresholds (how the shipped ones were
 chosen). `--write` trains on all of them and writes `models/offer-reader-v1.npz`. Needs
 scikit-learn (the `ml` extra); reading with the written model does not.
 """
@@ -33,7 +33,9 @@ from duologue.tasks.casino.understanding_words import _tokens
 C = 1.0
 """Inverse regularisation strength of the logistic regression."""
 FOLDS = 6
-LATE_ROUNDS = 13
+LATE_ROUNDS = (13, 22)
+"""Rounds whose fresh readings come from readers close to today's: from round 13 on, and from round 22
+on (the rules as they stood when the learned second look was added, or later)."""
 
 
 def training_items(items: list[LabelledItem]) -> list[LabelledItem]:
@@ -91,7 +93,7 @@ def offer_scores(pairs: list[tuple[dict[str, int] | None, dict[str, int] | None]
 def cross_validated(items: list[LabelledItem], probabilities: dict[str, dict[str, np.ndarray]], thresholds: Thresholds) -> dict[str, tuple[float, float, int, int]]:
     """Fresh rule reading and revised reading, over all rounds and over the late ones."""
     out = {}
-    for name, since in (("all rounds", 0), (f"rounds {LATE_ROUNDS}+", LATE_ROUNDS)):
+    for name, since in (("all rounds", 0), *((f"rounds {r}+", r) for r in LATE_ROUNDS)):
         chosen = [i for i in training_items(items) if i.round >= since]
         out[f"rules, {name}"] = offer_scores([(i.fresh, i.labels["offer"]) for i in chosen])
         out[f"rules + model, {name}"] = offer_scores([(decide(i.fresh, probabilities[i.ref], thresholds), i.labels["offer"]) for i in chosen])

@@ -69,6 +69,7 @@ _NOT_FORMS = {"ca": "can", "wo": "will", "do": "do", "does": "does", "is": "is",
 def normalize(text: str) -> str:
     """Lower case, common spellings joined, punctuation spaced out so tokens are clean."""
     text = text.lower().replace("’", "'").replace("‘", "'")
+    text = re.sub(r"-{2,}", " , ", text)  # "3 packages of firewood--I just can't risk it": a dash breaks the clause
     text = re.sub(r"\bfire[\s-]+wood", "firewood", text)
     text = re.sub(r"\b(waters?|foods?|firewoods?)and\b", r"\1 and", text)  # "3 waterand 3 food"
     text = re.sub(r"\b([0-3])(waters?|foods?|firewoods?|woods?)\b", r"\1 \2", text)  # "2water"
@@ -141,6 +142,8 @@ def _count_before(tokens: list[str], i: int, start: int) -> int | None:
         return 2
     if word == "each" and j - 1 >= start and tokens[j - 1] in {"1", "2", "3", "one", "two", "three"}:
         return NUMBER_WORDS[tokens[j - 1]]  # "1 each of the food and water"
+    if word == "both" and j - 2 >= start and tokens[j - 1] == "of" and tokens[j - 2] in {"1", "2", "one", "two"}:
+        return NUMBER_WORDS[tokens[j - 2]]  # "two of both water and food"
     if word in {"1", "2", "3"} and j - 3 >= start and tokens[j - 1] == "the" and tokens[j - 2] == "of" and tokens[j - 3] in {"1", "2", "one", "two"}:
         return NUMBER_WORDS[tokens[j - 3]]  # "2 of the 3 waters"
     if word in NUMBER_WORDS:
