@@ -158,7 +158,7 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
     settings = settings or Settings()
     if studies is None:
         studies = load_studies(settings.study) if settings.study else default_studies()
-    storage = Storage(settings.database_url)
+    storage = Storage(settings.database_url, threads=settings.storage_threads)
     known = {s.id: s for s in studies}
     for saved in storage.studies():  # studies added on the admin page earlier
         try:

@@ -64,14 +64,52 @@ class ClusterUnavailable(RuntimeError):
     """Redis cannot be reached now; the caller refuses cleanly and the client retries."""
 
 
-# Pops the two longest-waiting participants and marks both as being seated, atomically.
-PAIR_SCRIPT = """
-local found = redis.call('ZRANGE', KEYS[1], 0, 1, 'WITHSCORES')
-if #found < 4 then return {} end
-redis.call('ZREM', KEYS[1], found[1], found[3])
-redis.call('SET', ARGV[1] .. found[1], '1', 'EX', 60)
-redis.call('SET', ARGV[1] .. found[3], '1', 'EX', 60)
-return found
+# Pops up to ARGV[3] pairs of the longest-waiting participants whose worker still keeps them alive
+# (ARGV[2] .. participant exists) and marks each as being seated (ARGV[1] .. participant); a waiter
+# nobody keeps alive (its worker died) is dropped on the way, never paired; an odd one out goes back.
+PAIRS_SCRIPT = """
+local out = {}
+local pending, pending_score = nil, nil
+local pairs = 0
+while pairs < tonumber(ARGV[3]) do
+  local found = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  if #found == 0 then break end
+  redis.call('ZREM', KEYS[1], found[1])
+  if redis.call('EXISTS', ARGV[2] .. found[1]) == 1 then
+    if pending then
+      redis.call('SET', ARGV[1] .. pending, '1', 'EX', 60)
+      redis.call('SET', ARGV[1] .. found[1], '1', 'EX', 60)
+      table.insert(out, pending)
+      table.insert(out, pending_score)
+      table.insert(out, found[1])
+      table.insert(out, found[2])
+      pending = nil
+      pairs = pairs + 1
+    else
+      pending, pending_score = found[1], found[2]
+    end
+  end
+end
+if pending then redis.call('ZADD', KEYS[1], pending_score, pending) end
+return out
+"""
+
+# Takes every one of KEYS (locks) with token ARGV[1] for ARGV[2] ms, or none of them.
+LOCKS_SCRIPT = """
+for _, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then return 0 end
+end
+for _, key in ipairs(KEYS) do
+  redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+end
+return 1
+"""
+
+UNLOCK_SCRIPT = """
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
+end
+return 0
 """
 
 # Takes one waiting participant out of the lobby (for a bot partner) unless someone else already did.
@@ -149,26 +187,23 @@ class Cluster:
     # ------------------------------------------------------------------ locks and leases
 
     @asynccontextmanager
-    async def lock(self, dialogue_id: str, wait_seconds: float = LOCK_WAIT_SECONDS) -> AsyncIterator[None]:
-        """Exclusive right to change one dialogue for a moment (auto-expires if we die holding it).
-
-        The lock outlives a dead holder by at most `LOCK_SECONDS`, shorter than a waiter's patience,
-        so a move that meets a crashed worker's lock waits and goes through instead of failing. A
-        holder slower than that is still safe: events are unique per (dialogue, seq) in storage.
-        """
-        key, token = f"{PREFIX}:lock:{dialogue_id}", uuid.uuid4().hex
+    async def locks(self, names: list[str], wait_seconds: float = LOCK_WAIT_SECONDS) -> AsyncIterator[None]:
+        """Exclusive right to all of `names` at once (all or none, in one round trip), for a moment:
+        it expires by itself if we die holding it. A lock outlives a dead holder by at most
+        `LOCK_SECONDS`, shorter than a waiter's patience, so a waiter goes through instead of failing."""
+        keys, token = [f"{PREFIX}:lock:{name}" for name in names], uuid.uuid4().hex
         deadline = time.monotonic() + wait_seconds
-        while not await self._call(lambda: self.redis.set(key, token, nx=True, px=int(LOCK_SECONDS * 1000))):
+        while not await self._call(lambda: self.redis.eval(LOCKS_SCRIPT, len(keys), *keys, token, int(LOCK_SECONDS * 1000))):
             if time.monotonic() > deadline:
-                raise ClusterUnavailable(f"dialogue {dialogue_id} stayed locked for {wait_seconds:.0f} s")
-            await asyncio.sleep(0.005)  # contention is rare (one dialogue, two people) and short
+                raise ClusterUnavailable(f"{', '.join(names)} stayed locked for {wait_seconds:.0f} s")
+            await asyncio.sleep(0.005)  # contention is rare (the same person seated from two tabs) and short
         try:
             yield
         finally:
             try:
-                await self.redis.eval(RELEASE_SCRIPT, 1, key, token)
+                await self.redis.eval(UNLOCK_SCRIPT, len(keys), *keys, token)
             except (RedisError, OSError):
-                pass  # it expires by itself
+                pass  # they expire by themselves
 
     async def claim(self, dialogue_id: str) -> bool:
         """Become the dialogue's owner if nobody is (or we already are)."""
@@ -359,16 +394,11 @@ class Cluster:
         found = await self._call(round_trip)
         return [json.loads(value) if value else None for value in found[: len(waiting)]]
 
-    async def lobby_alive(self, study_id: str, participants: list[str]) -> list[bool]:
-        """Whether each participant's waiting worker still keeps them alive (False: a ghost)."""
-        if not participants:
-            return []
-        found = await self._call(lambda: self.redis.mget([self._alive_key(study_id, p) for p in participants]))
-        return [value is not None for value in found]
-
-    async def lobby_drop(self, study_id: str, participant: str) -> None:
-        """Forget a ghost taken out of the lobby (nobody waits for it any more)."""
-        await self._call(lambda: self.redis.delete(self._seating(study_id) + participant, self._alive_key(study_id, participant)))
+    async def lobby_drop(self, study_id: str, participants: list[str]) -> None:
+        """Forget participants taken out of the lobby who will not wait on (seated already)."""
+        keys = [key for p in participants for key in (self._seating(study_id) + p, self._alive_key(study_id, p))]
+        if keys:
+            await self._call(lambda: self.redis.delete(*keys))
 
     async def lobby_leave(self, study_id: str, participant: str) -> None:
         try:
@@ -377,10 +407,12 @@ class Cluster:
         except (RedisError, OSError):
             pass
 
-    async def lobby_pair(self, study_id: str) -> list[tuple[str, float]]:
-        """The two longest-waiting participants, taken out of the lobby together (or nobody)."""
-        found = await self._call(lambda: self.redis.eval(PAIR_SCRIPT, 1, self._lobby(study_id), self._seating(study_id)))
-        return [(found[i], float(found[i + 1])) for i in range(0, len(found), 2)]
+    async def lobby_pairs(self, study_id: str, limit: int) -> list[list[tuple[str, float]]]:
+        """Up to `limit` pairs of the longest-waiting participants, taken out of the lobby together
+        (ghosts dropped on the way), in one round trip."""
+        found = await self._call(lambda: self.redis.eval(PAIRS_SCRIPT, 1, self._lobby(study_id), self._seating(study_id), self._alive_key(study_id, ""), limit))
+        people = [(found[i], float(found[i + 1])) for i in range(0, len(found), 2)]
+        return [people[i : i + 2] for i in range(0, len(people), 2)]
 
     async def lobby_take(self, study_id: str, participant: str) -> bool:
         """Take one participant out of the lobby (for a bot); False when a pairing took them first."""
@@ -388,22 +420,29 @@ class Cluster:
         return bool(await self._call(lambda: self.redis.eval(TAKE_SCRIPT, 2, *keys, participant)))
 
     async def lobby_return(self, study_id: str, waiting: list[tuple[str, float]]) -> None:
-        """Put participants back (their dialogue could not be started)."""
-        for participant, since in waiting:
-            await self._return_one(study_id, participant, since)
+        """Put participants back (their dialogue could not be started), in one round trip."""
+        if not waiting:
+            return
 
-    async def _return_one(self, study_id: str, participant: str, since: float) -> None:
-        await self._call(lambda: self.redis.delete(self._seating(study_id) + participant))
-        await self._call(lambda: self.redis.zadd(self._lobby(study_id), {participant: since}))
+        async def put_back() -> None:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for participant, since in waiting:
+                    pipe.delete(self._seating(study_id) + participant)
+                    pipe.zadd(self._lobby(study_id), {participant: since})
+                await pipe.execute()
 
-    async def hand_seat(self, study_id: str, participant: str, seat: dict[str, Any]) -> None:
-        """Tell every worker where `participant` waits (every tab) which seat they got; kept a few
-        minutes, for a tab that looks late, and dropped when the person enters a lobby again."""
+        await self._call(put_back)
+
+    async def hand_seats(self, study_id: str, seats: dict[str, dict[str, Any]]) -> None:
+        """Tell every worker where each participant waits (every tab) which seat they got, in one
+        round trip; kept a few minutes, for a tab that looks late, and dropped when the person
+        enters a lobby again."""
 
         async def hand() -> None:
             async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.set(self._seat_key(study_id, participant), json.dumps(seat), ex=300)
-                pipe.delete(self._seating(study_id) + participant)
+                for participant, seat in seats.items():
+                    pipe.set(self._seat_key(study_id, participant), json.dumps(seat), ex=300)
+                    pipe.delete(self._seating(study_id) + participant)
                 await pipe.execute()
 
         await self._call(hand)

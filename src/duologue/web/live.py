@@ -116,6 +116,8 @@ class LiveDialogue(Presence, Bots, Clocks):
         self.runner: asyncio.Task | None = None
         self.dirty = False
         """The engine is ahead of the database (a store failed): rebuild it before anything else."""
+        self._dumped: dict[str, list[tuple[Event, dict[str, Any]]]] = {}
+        """Per party: the transcript's events with their JSON as last shown (`_events_json`)."""
         self.schemas: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
         """Per party: the action schema of the engine's current state (`schema`)."""
         settings = hub.settings
@@ -143,7 +145,7 @@ class LiveDialogue(Presence, Bots, Clocks):
             "public": observation.public,
             "private": observation.private,
             "items": self.task.items(observation),
-            "events": [{**e.model_dump(mode="json"), "own": e.party == party} for e in observation.transcript],
+            "events": self._events_json(party, observation.transcript),
             "legal": observation.legal,
             "schema": self.schema(party) if not done else moves.action_schema([]),
             **page_info(task_spec_of(self.task)),
@@ -158,6 +160,26 @@ class LiveDialogue(Presence, Bots, Clocks):
             "questionnaire_url": f"/questionnaire/{seat.token}" if done else None,
             "max_message_chars": self.hub.settings.max_message_chars,
         }
+
+    def _events_json(self, party: str, transcript: list[Event]) -> list[dict[str, Any]]:
+        """The transcript as the page gets it, each event turned into JSON once: a view is built per
+        frame, and dumping the whole transcript each time made a dialogue's cost grow with the square
+        of its length. An event is reused only while the engine shows the very same object at that
+        place (a task may show an event differently later, e.g. a choice hidden until the end)."""
+        cache = self._dumped.setdefault(party, [])
+        del cache[len(transcript) :]
+        out = []
+        for index, event in enumerate(transcript):
+            if index < len(cache) and cache[index][0] is event:
+                out.append(cache[index][1])
+                continue
+            dumped = {**event.model_dump(mode="json"), "own": event.party == party}
+            if index < len(cache):
+                cache[index] = (event, dumped)
+            else:
+                cache.append((event, dumped))
+            out.append(dumped)
+        return out
 
     def schema(self, party: str) -> dict[str, Any]:
         """`Task.action_schema(party)`, computed once per state: every frame and move check of the

@@ -24,9 +24,8 @@ import asyncio
 import logging
 import random
 import time
-from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import asdict, dataclass, field
-from typing import AsyncIterator, Callable, ParamSpec, TypeVar
+from typing import Callable, ParamSpec, TypeVar
 
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.hub import LiveHub, Made
@@ -40,6 +39,8 @@ T = TypeVar("T")
 
 ENTER_PATIENCE_SECONDS = 20.0
 """How long entering a shared lobby is retried while Redis is too busy to answer, before refusing."""
+PAIRS_AT_ONCE = 8
+"""Several workers: pairs a lobby round takes out of the shared lobby and seats side by side."""
 
 
 class LobbyRefused(Exception):
@@ -194,6 +195,7 @@ class Matchmaker:
                     return
                 for waiter in (first, second):
                     self._seat(waiter, seats[waiter.participant_id])
+                await asyncio.sleep(0)  # let other dialogues' moves through between pairings of a crowd
 
     async def _pair_bots(self, study: Study) -> None:
         async with self._round(study):
@@ -256,7 +258,8 @@ class Matchmaker:
 
     async def _shared_round(self, study: Study) -> None:
         """One round for this worker's waiters of a study: seats handed over (one round trip for
-        all of them), people paired, bots given to those who waited long enough."""
+        all of them), people paired (several pairs at a time), bots given to those who waited
+        long enough."""
         cluster = self.hub.cluster
         assert cluster is not None
         lobby = self.waiting.get(study.id, {})
@@ -279,17 +282,6 @@ class Matchmaker:
                 if not waiter.ticket.done() and await self._bot_for(study, waiter, open_partners):
                     open_partners = await self._partners_open(study)
 
-    @asynccontextmanager
-    async def _seating(self, study: Study, participants: list[str]) -> AsyncIterator[None]:
-        """The exclusive right to seat these participants (every worker, in one order: no deadlock),
-        so a check for an earlier seat and the start of a dialogue happen as one step."""
-        cluster = self.hub.cluster
-        assert cluster is not None
-        async with AsyncExitStack() as held:
-            for participant in sorted(participants):
-                await held.enter_async_context(cluster.lock(f"seating:{study.id}:{participant}"))
-            yield
-
     async def _hand(self, study: Study, seats: dict[str, Seat]) -> None:
         """Each participant's seat to every tab that waits for it, here at once and elsewhere through Redis."""
         cluster = self.hub.cluster
@@ -298,45 +290,54 @@ class Matchmaker:
             waiter = self.waiting.get(study.id, {}).get(participant)
             if waiter is not None:
                 self._seat(waiter, seat)
-            await cluster.hand_seat(study.id, participant, asdict(seat))
+        await cluster.hand_seats(study.id, {participant: asdict(seat) for participant, seat in seats.items()})
 
-    async def _pair_shared(self, study: Study, human: Partner) -> bool:
-        """Take the two longest-waiting people of the study (on any worker) and seat them together;
-        whether a pair was taken out of the lobby (so another may follow)."""
+    def _seat_or_create(self, study: Study, humans: list[str], candidates: list[Partner]) -> tuple[dict[str, Seat], Made | None]:
+        """In the storage's thread, under the seating lock of these people: the seats some of them
+        already have (a tab on another worker was seated a moment ago: no second dialogue), or
+        else a new dialogue for them (`_create`; None when there is no room)."""
+        earlier = {person: seat for person in humans if (seat := self._existing(study, self.storage.seats_of_participant(person, study.id))) is not None}
+        return earlier, (None if earlier else self._create(study, humans, candidates))
+
+    async def _seat_shared(self, study: Study, waiting: list[tuple[str, float]], candidates: list[Partner]) -> str:
+        """Seat people taken out of the shared lobby together, with one of `candidates`, under their
+        seating lock (every worker: one step from the check for an earlier seat to the start).
+        What became of them: `seated`, `earlier` (a seat they had already) or `full` (put back)."""
         cluster = self.hub.cluster
         assert cluster is not None
-        pair = await cluster.lobby_pair(study.id)
-        if len(pair) < 2:
-            return False
-        participants = [participant for participant, _ in pair]
-        alive = await cluster.lobby_alive(study.id, participants)
-        if not all(alive):  # a ghost whose worker died: dropped; the living go back to wait
-            for (participant, since), live in zip(pair, alive, strict=True):
-                if live:
-                    await cluster.lobby_return(study.id, [(participant, since)])
-                else:
-                    await cluster.lobby_drop(study.id, participant)
-            return True
-        async with self._seating(study, participants):
-            earlier = [await self.existing_seat(study, participant) for participant in participants]
-            if any(earlier):  # seated a moment ago from another tab: one seat each, never a second dialogue
-                for (participant, since), seat in zip(pair, earlier, strict=True):
-                    if seat is not None:
-                        await cluster.lobby_drop(study.id, participant)
-                        await self._hand(study, {participant: seat})
-                    else:
-                        await cluster.lobby_return(study.id, [(participant, since)])
-                return True
-            try:
-                seats = await self._start(study, participants, [human])
-            except Exception:
-                await cluster.lobby_return(study.id, pair)
-                raise
-            if seats is None:
-                await cluster.lobby_return(study.id, pair)
-                return False
+        people = [person for person, _ in waiting]
+        try:
+            async with cluster.locks([f"seating:{study.id}:{person}" for person in people]):
+                earlier, made = await self._db(self._seat_or_create, study, people, candidates)
+                seats = await self.hub.launch(study, made) if made is not None else {}
+        except BaseException:
+            await cluster.lobby_return(study.id, waiting)
+            raise
+        if earlier:  # one seat each, never a second dialogue; the others wait on
+            await cluster.lobby_drop(study.id, list(earlier))
+            await self._hand(study, earlier)
+            await cluster.lobby_return(study.id, [(person, since) for person, since in waiting if person not in earlier])
+            return "earlier"
+        if not seats:
+            await cluster.lobby_return(study.id, waiting)
+            return "full"
         await self._hand(study, seats)
-        return True
+        return "seated"
+
+    async def _pair_shared(self, study: Study, human: Partner) -> bool:
+        """Take the longest-waiting people of the study (on any worker) out of the lobby in pairs,
+        up to `PAIRS_AT_ONCE`, and seat each pair together, the pairs side by side; whether more
+        may wait (every pair taken, none refused for lack of room)."""
+        cluster = self.hub.cluster
+        assert cluster is not None
+        pairs = await cluster.lobby_pairs(study.id, PAIRS_AT_ONCE)
+        if not pairs:
+            return False
+        outcomes = await asyncio.gather(*(self._seat_shared(study, pair, [human]) for pair in pairs), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                log.warning("lobby of %s: a pair waits on: %s", study.id, outcome)
+        return len(pairs) == PAIRS_AT_ONCE and all(outcome in ("seated", "earlier") for outcome in outcomes)
 
     async def _bot_for(self, study: Study, waiter: Waiter, open_partners: list[Partner]) -> bool:
         """A bot partner for this waiter once it has waited long enough (or no person can be a
@@ -351,24 +352,13 @@ class Matchmaker:
             if not humans_possible:
                 self._refuse(waiter, "this study is full; thank you for your interest")
             return False
-        participant = waiter.participant_id
-        if not await cluster.lobby_take(study.id, participant):
+        if not await cluster.lobby_take(study.id, waiter.participant_id):
             return False  # a pairing took this person a moment ago: the seat is on its way
-        async with self._seating(study, [participant]):
-            earlier = await self.existing_seat(study, participant)
-            if earlier is not None:  # seated a moment ago from another tab: that seat, not a second one
-                await self._hand(study, {participant: earlier})
-                return False
-            try:
-                seats = await self._start(study, [participant], bots)
-            except Exception:
-                await cluster.lobby_return(study.id, [(participant, waiter.since)])
-                raise
-        if seats is None:
+        outcome = await self._seat_shared(study, [(waiter.participant_id, waiter.since)], bots)
+        if outcome == "full":
+            await cluster.lobby_drop(study.id, [waiter.participant_id])
             self._refuse(waiter, "every scenario of this study has its dialogues; thank you!")
-            return False
-        await self._hand(study, seats)
-        return True
+        return outcome == "seated"
 
     async def close(self) -> None:
         if self._ticker is not None:

@@ -44,6 +44,11 @@ class Settings(BaseSettings):
     codes stay checkable after a restart."""
     completion_code_prefix: str = ""
     """Put in front of every completion code (e.g. `LAB`)."""
+    storage_threads: int | None = Field(default=None, ge=0, le=64)
+    """Threads that talk to the database, off the event loop (`Storage.run`). Unset: none for
+    SQLite, whose calls are short and CPU-bound (a thread would only make the loop wait for
+    Python's interpreter lock; `benchmarks/bench_load.py` measured p95 2-4x worse with one), and
+    4 for a database server, whose round trips wait on the network and overlap. 0: on the loop."""
     redis_url: str | None = None
     """`redis://host:port/0` switches on multi-process mode (see `duologue.web.cluster`): several
     workers share the database (PostgreSQL) and route moves, views and the lobby through Redis.

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, ParamSpec, TypeVar, cast
 
 from pydantic import TypeAdapter
-from sqlalchemy import Boolean, event, inspect, text, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, insert, select, update
+from sqlalchemy import Boolean, bindparam, event, inspect, text, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, insert, select, update
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
@@ -177,16 +177,17 @@ def _counted() -> Any:
     return DialogueRow.id.not_in(select(SetAsideRow.dialogue_id))
 
 
+_SEAT_FIELDS = ("dialogue_id", "party", "kind", "participant_id", "agent", "token", "completion_code", "questionnaire_done")
+"""`Seat`'s fields, in its order."""
+_SEAT_COLUMNS = tuple(getattr(SeatRow, name) for name in _SEAT_FIELDS)
+
+
 def _seat(row: SeatRow) -> Seat:
     return Seat(row.dialogue_id, row.party, row.kind, row.participant_id, row.agent, row.token, row.completion_code, row.questionnaire_done)
 
 
 _INFO_COLUMNS = (DialogueRow.id, DialogueRow.study_id, DialogueRow.task_id, DialogueRow.pairing, DialogueRow.scenario_key, DialogueRow.status, DialogueRow.end_reason, DialogueRow.created_at, DialogueRow.finished_at)
 """`DialogueInfo`'s fields, in its order."""
-
-
-def _info(row: DialogueRow) -> DialogueInfo:
-    return DialogueInfo(row.id, row.study_id, row.task_id, row.pairing, row.scenario_key, row.status, row.end_reason, row.created_at, row.finished_at)
 
 
 def _sqlite_write_ahead(connection: Any, _record: Any) -> None:
@@ -202,6 +203,10 @@ def _sqlite_write_ahead(connection: Any, _record: Any) -> None:
 
 _INSERT_EVENTS = insert(EventRow)
 _INSERT_MOVES = insert(MoveRow)
+_INSERT_DIALOGUE = insert(DialogueRow)
+_INSERT_SEATS = insert(SeatRow)
+_MOVE_SEEN = select(MoveRow.seq).where(MoveRow.dialogue_id == bindparam("dialogue_id"), MoveRow.move_id == bindparam("move_id"))
+_INFO_OF = select(*_INFO_COLUMNS).where(DialogueRow.id == bindparam("id"))
 
 
 @dataclass(frozen=True)
@@ -217,14 +222,18 @@ class EventBatchItem:
 class Storage:
     """The platform's only door to the database. Short transactions; safe to call from any thread.
 
-    The live platform calls it through `run`, in the storage's own threads, so the event loop that
-    relays every other dialogue's frames never waits for the database: one thread for SQLite (one
-    writer at a time is all SQLite allows), a few for a database server, whose round trips overlap.
+    The live platform calls it through `run`: for a database server in the storage's own threads
+    (`threads`, 4 unless set), so the event loop that relays every other dialogue's frames never
+    waits for a network round trip, and their waits overlap; for SQLite on the loop itself (unless
+    `threads` is set), since its calls are short and all CPU: a thread would only take turns with
+    the loop for Python's interpreter lock, which made moves wait longer, not shorter.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, threads: int | None = None) -> None:
         options: dict[str, Any] = {}
-        self._threads = ThreadPoolExecutor(max_workers=1 if url.startswith("sqlite") else 4, thread_name_prefix="storage")
+        if threads is None:
+            threads = 0 if url.startswith("sqlite") else 4
+        self._threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="storage") if threads else None
         if url.startswith("sqlite"):
             options["connect_args"] = {"check_same_thread": False}
         else:  # a server that restarted leaves dead pooled connections: test each before use
@@ -259,15 +268,19 @@ class Storage:
             log.warning("events repeat a number within a dialogue, so they are not guarded against it: %s", error.orig)
 
     def close(self) -> None:
-        self._threads.shutdown(wait=True)
+        if self._threads is not None:
+            self._threads.shutdown(wait=True)
         self.engine.dispose()
 
     async def run(self, method: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
-        """`method(*args, **kwargs)` (a method of this storage) in the storage's threads, awaited.
+        """`method(*args, **kwargs)`, a call that uses this storage, in the storage's threads (or on
+        the loop, see the class), awaited.
 
         A caller cancelled meanwhile stops waiting, but the call itself still completes (a
         transaction is never cut in half); the unique event numbers catch a move stored so.
         """
+        if self._threads is None:
+            return method(*args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self._threads, functools.partial(method, *args, **kwargs))
 
     # ------------------------------------------------------------------ dialogues
@@ -275,13 +288,12 @@ class Storage:
     def create_dialogue(self, dialogue: Dialogue, *, study_id: str, task_id: str, pairing: str, scenario_key: str, seats: list[dict[str, Any]]) -> list[Seat]:
         """Store a new live dialogue and its seats; returns the seats with their fresh tokens."""
         base = dialogue.model_dump(mode="json", exclude={"events"})
-        with self._session.begin() as session:
-            session.add(DialogueRow(id=dialogue.id, study_id=study_id, task_id=task_id, pairing=pairing, scenario_key=scenario_key, status="live", created_at=time.time(), data=json.dumps(base)))
-            session.flush()
-            rows = [SeatRow(dialogue_id=dialogue.id, token=secrets.token_urlsafe(18), **seat) for seat in seats]
-            session.add_all(rows)
-            counters.bump(session, study_id, scenario_key, pairing, +1)
-        return [_seat(r) for r in rows]
+        rows = [{"dialogue_id": dialogue.id, "token": secrets.token_urlsafe(18), "completion_code": None, "questionnaire_done": False, **seat} for seat in seats]
+        with self.engine.begin() as connection:  # plain statements: every pairing writes these
+            connection.execute(_INSERT_DIALOGUE, {"id": dialogue.id, "study_id": study_id, "task_id": task_id, "pairing": pairing, "scenario_key": scenario_key, "status": "live", "end_reason": None, "created_at": time.time(), "finished_at": None, "data": json.dumps(base)})
+            connection.execute(_INSERT_SEATS, rows)
+            counters.bump(connection, study_id, scenario_key, pairing, +1)
+        return [Seat(**{field: row[field] for field in _SEAT_FIELDS}) for row in rows]
 
     def add_event(self, dialogue_id: str, seq: int, event: Event) -> None:
         self.add_events(dialogue_id, seq, [event])
@@ -333,8 +345,8 @@ class Storage:
 
     def move_seen(self, dialogue_id: str, move_id: str) -> bool:
         """Whether a move with this id was already applied in this dialogue."""
-        with self._session() as session:
-            return session.get(MoveRow, (dialogue_id, move_id)) is not None
+        with self.engine.connect() as connection:
+            return connection.execute(_MOVE_SEEN, {"dialogue_id": dialogue_id, "move_id": move_id}).first() is not None
 
     def finish_dialogue(self, dialogue: Dialogue, end_reason: str | None, set_aside: str | None = None) -> None:
         """Mark finished and store the final parties, outcome and meta (events are already stored);
@@ -358,9 +370,9 @@ class Storage:
         return {dialogue_id: reason for dialogue_id, reason in rows}
 
     def info(self, dialogue_id: str) -> DialogueInfo | None:
-        with self._session() as session:
-            row = session.get(DialogueRow, dialogue_id)
-            return _info(row) if row else None
+        with self.engine.connect() as connection:
+            row = connection.execute(_INFO_OF, {"id": dialogue_id}).first()
+        return DialogueInfo(*row) if row is not None else None
 
     def dialogue(self, dialogue_id: str) -> Dialogue | None:
         """The whole dialogue in the one schema: events in order, all ratings attached."""
@@ -394,17 +406,17 @@ class Storage:
     def count_by(self, study_id: str, column: str) -> dict[str, int]:
         """Dialogues of a study per `pairing` or `scenario_key` (for quotas; set-aside ones left out),
         read from the quota counters (`duologue.web.counters`): a row per key, however many are stored."""
-        with self._session() as session:
+        with self.engine.connect() as connection:
             if column == "pairing":
-                return counters.totals(session, study_id)
+                return counters.totals(connection, study_id)
             if column == "scenario_key":
-                return counters.per_scenario(session, study_id)
+                return counters.per_scenario(connection, study_id)
         raise ValueError(f"quotas count by pairing or scenario_key, not {column!r}")
 
     def count_pairs(self, study_id: str) -> dict[tuple[str, str], int]:
         """Dialogues of a study per (scenario_key, pairing), set-aside ones left out (from the counters)."""
-        with self._session() as session:
-            return counters.pairs(session, study_id)
+        with self.engine.connect() as connection:
+            return counters.pairs(connection, study_id)
 
     def counter_differences(self, study_id: str) -> dict[str, dict[Any, tuple[int, int]]]:
         """Where a study's quota counters disagree with a count over its dialogues (empty: they agree)."""
@@ -420,21 +432,23 @@ class Storage:
     # ------------------------------------------------------------------ seats
 
     def seat_by_token(self, token: str) -> Seat | None:
-        with self._session() as session:
-            row = session.scalar(select(SeatRow).where(SeatRow.token == token))
-            return _seat(row) if row else None
+        with self.engine.connect() as connection:
+            row = connection.execute(select(*_SEAT_COLUMNS).where(SeatRow.token == token)).first()
+        return Seat(*row) if row is not None else None
 
     def seats(self, dialogue_id: str) -> list[Seat]:
-        with self._session() as session:
-            return [_seat(r) for r in session.scalars(select(SeatRow).where(SeatRow.dialogue_id == dialogue_id).order_by(SeatRow.id))]
+        with self.engine.connect() as connection:
+            return [Seat(*row) for row in connection.execute(select(*_SEAT_COLUMNS).where(SeatRow.dialogue_id == dialogue_id).order_by(SeatRow.id))]
 
     def seats_of_participant(self, participant_id: str, study_id: str | None = None) -> list[tuple[Seat, DialogueInfo]]:
         """Every seat a participant has taken (to resume a live dialogue, or to keep raters apart)."""
-        with self._session() as session:
-            query = select(SeatRow, DialogueRow).join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id).where(SeatRow.participant_id == participant_id)
-            if study_id is not None:
-                query = query.where(DialogueRow.study_id == study_id)
-            return [(_seat(s), _info(d)) for s, d in session.execute(query.order_by(DialogueRow.created_at))]
+        query = select(*_SEAT_COLUMNS, *_INFO_COLUMNS).join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id).where(SeatRow.participant_id == participant_id)
+        if study_id is not None:
+            query = query.where(DialogueRow.study_id == study_id)
+        seat_width = len(_SEAT_COLUMNS)
+        with self.engine.connect() as connection:
+            rows = connection.execute(query.order_by(DialogueRow.created_at)).all()
+        return [(Seat(*row[:seat_width]), DialogueInfo(*row[seat_width:])) for row in rows]
 
     def complete_questionnaire(self, token: str, ratings: list[Rating], completion_code: str) -> Seat:
         """Store a party's answers and its completion code in one transaction, exactly once: of two

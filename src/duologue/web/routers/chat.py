@@ -17,6 +17,11 @@ from typing import Any
 from fastapi import APIRouter, Body, Depends, HTTPException, Request, WebSocket, WebSocketDisconnect
 from starlette.requests import HTTPConnection
 
+try:  # starlette 1.x says so when a socket is written after it closed (a client gone mid-move, a missed ping)
+    from starlette.websockets import WebSocketDisconnected as SocketClosed
+except ImportError:  # older starlette raises a plain RuntimeError there
+    SocketClosed = RuntimeError  # type: ignore[misc,assignment]
+
 from duologue.core import actions, moves
 from duologue.core.spec import TaskSpec
 from duologue.tasks import UnknownNameError, task_class
@@ -228,7 +233,7 @@ async def chat_socket(websocket: WebSocket, token: str):
                 await live.resend(seat.party, websocket)
             else:
                 await websocket.send_json({"type": "error", "status": 400, "reason": "unknown frame type"})
-    except WebSocketDisconnect:
-        pass
+    except (WebSocketDisconnect, SocketClosed):
+        pass  # the page reconnects (and resends a move whose answer it missed; its move id makes it once)
     finally:
         await live.disconnect(seat.party, websocket)
