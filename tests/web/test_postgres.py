@@ -207,3 +207,30 @@ def test_a_rebuild_while_workers_write_counts_each_dialogue_once(postgres_url):
         assert_counters_true(storage)
     finally:
         storage.close()
+
+
+def test_workers_starting_together_on_an_empty_database_create_every_table_once(postgres_url):
+    """Several workers meeting a fresh database at the same moment, each making the platform's and
+    the collection protocol's tables: PostgreSQL refuses the second of two simultaneous creations
+    of a table, so they take turns; none fails."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from duologue.web.protocol import Progress
+    from duologue.web.storage import Storage
+
+    start = threading.Barrier(4)
+
+    def open_platform() -> Storage:
+        start.wait()
+        storage = Storage(postgres_url)
+        Progress(storage.engine).update("study", "ann", {"done": ["consent"]})
+        return storage
+
+    with ThreadPoolExecutor(4) as pool:
+        opened = [done.result() for done in [pool.submit(open_platform) for _ in range(4)]]
+    try:
+        assert Progress(opened[0].engine).get("study", "ann") == {"done": ["consent"]}
+    finally:
+        for storage in opened:
+            storage.close()

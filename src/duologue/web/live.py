@@ -205,9 +205,13 @@ class LiveDialogue(Presence, Bots, Clocks):
                 occupant.frames.forget(connection)
 
     async def send_everywhere(self, party: str, message: dict[str, Any]) -> None:
-        """To every connection of `party`, on this worker and (multi-process) on the others."""
+        """To every connection of `party`, on this worker and (multi-process) on the others. A
+        `typing` frame, which only decorates the page, goes to the others only when `party` may
+        have a connection there (one a move each: most of the notices between workers)."""
         await self.send(party, message)
-        await self.hub.relay(self.id, party, message)
+        occupant = self.occupants[party]
+        if message.get("type") != "typing" or occupant.elsewhere or not occupant.connections:
+            await self.hub.relay(self.id, party, message)
 
     async def view_now(self, party: str) -> dict[str, Any]:
         """`view(party)` of a stored state: taken under the lock, so never of a move whose events
@@ -259,8 +263,9 @@ class LiveDialogue(Presence, Bots, Clocks):
         """Rebuild the engine after a failed store; with several workers, replay their new events too.
 
         `known`: (first number, events) another worker announced as stored; used instead of a
-        database read when they continue exactly where this engine is (a notice that skips some
-        means one was lost: storage is read). `catch_up`: read storage for events this replica
+        database read when they reach at least where this engine is (a worker announces all it
+        stored since its last notice, which may include events it heard from others); a notice
+        that starts past this engine's last event means one was lost: storage is read. `catch_up`: read storage for events this replica
         has not heard of.
         """
         storage = self.hub.storage
@@ -271,8 +276,8 @@ class LiveDialogue(Presence, Bots, Clocks):
                 if occupant.seat.kind == "bot":
                     occupant.agent = make_bot(occupant.seat, task, task.seed)
         elif self.hub.cluster is not None and (known is not None or catch_up):
-            if known is not None and known[0] == self.stored:
-                new = known[1]
+            if known is not None and known[0] <= self.stored <= known[0] + len(known[1]):
+                new = known[1][self.stored - known[0] :]  # a notice may repeat events this engine has
             elif known is not None and known[0] + len(known[1]) <= self.stored:
                 new = []  # nothing this engine lacks (a later change, if any, is announced too)
             else:

@@ -341,8 +341,10 @@ class Progress:
     """Per-participant protocol progress in the platform's database (its own table)."""
 
     def __init__(self, engine: Any) -> None:
+        from duologue.web.storage import create_tables
+
         self.engine = engine
-        _Base.metadata.create_all(engine)
+        create_tables(engine, _Base.metadata)
 
     def get(self, study_id: str, participant_id: str) -> dict[str, Any]:
         with Session(self.engine) as session:

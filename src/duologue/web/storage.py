@@ -143,6 +143,15 @@ class IdentityRow(Base):
     created_at: Mapped[float] = mapped_column(Float)
 
 
+def create_tables(engine: Any, metadata: Any) -> None:
+    """`metadata.create_all`, with PostgreSQL workers that start together taking turns (the
+    counters' advisory lock): two workers creating the same table at once make one of them fail."""
+    with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": counters.STARTUP_LOCK})
+        metadata.create_all(connection)
+
+
 @dataclass(frozen=True)
 class Seat:
     """One party's place in a dialogue: who sits there and the secret that proves it."""
@@ -241,7 +250,7 @@ class Storage:
         self.engine = create_engine(url, **options)
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_write_ahead)
-        Base.metadata.create_all(self.engine)
+        create_tables(self.engine, Base.metadata)
         self._guard_event_numbers()
         built = counters.prepare(self.engine)
         if built is not None:
