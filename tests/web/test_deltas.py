@@ -46,6 +46,22 @@ def test_a_growing_transcript_is_sent_once():
     assert "seq" not in log.frame(object(), view)
 
 
+@pytest.mark.parametrize("deltas", [True, False])
+def test_the_state_a_connection_was_last_sent_is_not_sent_again(deltas):
+    """A page that connected while a move was being stored is sent the state once, not once by its
+    connection and again by the move's broadcast: the page moves on every state showing its turn."""
+    log = FrameLog()
+    connection = object()
+    log.subscribe(connection, deltas=deltas)
+    view = {"type": "state", "events": [{"kind": "message", "text": "hi"}], "legal": ["say"], "turn": 1, "seconds_left": 100.0}
+    assert log.full(connection, view)["type"] == "state"
+    assert log.frame(connection, {**view, "events": list(view["events"])}) is None
+    assert log.frame(connection, {**view, "seconds_left": 98.5}) is None  # only the clock moved
+    moved = {**view, "events": [*view["events"], {"kind": "message", "text": "and you?"}], "legal": [], "turn": 2}
+    frame = log.frame(connection, moved)
+    assert frame is not None and frame["type"] == ("delta" if deltas else "state")
+
+
 def test_without_a_change_a_delta_is_empty():
     before = {"type": "state", "events": [{"kind": "message"}], "legal": ["say"]}
     assert delta(before, dict(before)) == {"changed": {}}

@@ -221,16 +221,16 @@ def test_workers_starting_together_on_an_empty_database_create_every_table_once(
 
     start = threading.Barrier(4)
 
-    def open_platform() -> Storage:
+    def open_platform(person: str) -> Storage:
         start.wait()
         storage = Storage(postgres_url)
-        Progress(storage.engine).update("study", "ann", {"done": ["consent"]})
+        Progress(storage.engine).update("study", person, {"done": ["consent"]})
         return storage
 
     with ThreadPoolExecutor(4) as pool:
-        opened = [done.result() for done in [pool.submit(open_platform) for _ in range(4)]]
+        opened = [done.result() for done in [pool.submit(open_platform, f"person-{n}") for n in range(4)]]
     try:
-        assert Progress(opened[0].engine).get("study", "ann") == {"done": ["consent"]}
+        assert [Progress(opened[0].engine).get("study", f"person-{n}") for n in range(4)] == [{"done": ["consent"]}] * 4
     finally:
         for storage in opened:
             storage.close()

@@ -23,8 +23,9 @@ How the workers cooperate (the database is the truth, Redis only coordinates):
   (same scenario and seed) and goes on, bots included. Leases are renewed in one pipelined round
   trip per round, whatever the number of dialogues.
 * Presence (is the partner connected?) is a sorted set per dialogue and party: the workers holding
-  that party's sockets, with an expiry they keep pushing forward; each round also reads it for
-  every dialogue the worker holds, in the same way.
+  that party's sockets, written when a socket opens or closes. A worker's marks count while its
+  heartbeat (one key for all its sockets, renewed each lease round) is recent, so a dead worker's
+  people count as gone. Each round reads it for the people the worker's own runners need.
 * The lobby is a sorted set per study (participant -> arrival time). Pairing pops the two oldest in
   one Lua script, so two people waiting on different workers are paired with each other exactly
   once; the seat is handed over as a short-lived key the waiting workers read in rounds.
@@ -45,7 +46,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
+from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -174,8 +175,15 @@ class Cluster:
         self._following: set[str] = set()
         """The channels of the dialogues this worker holds a replica of."""
         self._pubsub: Any = None
+        self._alive: set[str] = set()
+        """The workers whose heartbeat was recent at this worker's last `beat`."""
+        # The listener's own connection, without silent retries: a connection lost (a Redis
+        # restart) must reach `listen`, which then catches up on the notices it missed; a pub/sub
+        # connection that reconnected and subscribed again by itself would just miss them.
+        self._listening = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=2, retry=Retry(NoBackoff(), 0))
 
     async def close(self) -> None:
+        await self._listening.aclose()
         await self.redis.aclose()
 
     async def _call(self, command: Callable[[], Awaitable[Any]]) -> Any:
@@ -237,45 +245,64 @@ class Cluster:
 
     # ------------------------------------------------------------------ presence
 
+    def _here(self, dialogue_id: str, party: str) -> str:
+        return f"{PREFIX}:here:{dialogue_id}:{party}"
+
     async def set_present(self, dialogue_id: str, party: str, present: bool) -> None:
+        """This worker holds (or no longer holds) a socket of this party: written when it changes,
+        not every round; a worker that dies stops its heartbeat (`beat`), which makes its marks void."""
         if present:
             await self.set_all_present([(dialogue_id, party)])
         else:
-            await self._call(lambda: self.redis.zrem(f"{PREFIX}:here:{dialogue_id}:{party}", self.worker))
+            await self._call(lambda: self.redis.zrem(self._here(dialogue_id, party), self.worker))
 
     async def set_all_present(self, seats: list[tuple[str, str]]) -> None:
-        """`set_present(..., True)` for many (dialogue, party) seats in one pipelined round trip."""
+        """`set_present(..., True)` for many (dialogue, party) seats in one pipelined round trip
+        (after a Redis restart, every socket of this worker again)."""
         if not seats:
             return
-        until = time.time() + self.lease_ms / 1000
+        now = time.time()
 
         async def write() -> None:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for dialogue_id, party in seats:
-                    key = f"{PREFIX}:here:{dialogue_id}:{party}"
-                    pipe.zadd(key, {self.worker: until})
-                    pipe.expire(key, 3600)
+                    pipe.zadd(self._here(dialogue_id, party), {self.worker: now})
+                    pipe.expire(self._here(dialogue_id, party), 6 * 3600)
                 await pipe.execute()
 
         await self._call(write)
+
+    async def beat(self) -> None:
+        """This worker is alive for another `alive_seconds`; the workers alive now are noted
+        (one round trip, each lease round)."""
+        now = time.time()
+
+        async def beat() -> list[Any]:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(f"{PREFIX}:workers", {self.worker: now})
+                pipe.zremrangebyscore(f"{PREFIX}:workers", "-inf", now - 3600)
+                pipe.zrangebyscore(f"{PREFIX}:workers", now - self.alive_seconds, "+inf")
+                return await pipe.execute()
+
+        self._alive = set((await self._call(beat))[-1])
 
     async def present_elsewhere(self, dialogue_id: str, party: str) -> bool:
         """Whether another worker holds a live socket of this party."""
         return (await self.all_present_elsewhere([(dialogue_id, party)]))[0]
 
     async def all_present_elsewhere(self, seats: list[tuple[str, str]]) -> list[bool]:
-        """`present_elsewhere` for many (dialogue, party) seats in one pipelined round trip."""
+        """`present_elsewhere` for many (dialogue, party) seats in one pipelined round trip: a
+        worker's mark counts while its heartbeat is recent (as of this worker's last `beat`)."""
         if not seats:
             return []
-        now = time.time()
 
         async def read() -> list[Any]:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for dialogue_id, party in seats:
-                    pipe.zrangebyscore(f"{PREFIX}:here:{dialogue_id}:{party}", now, "+inf")
+                    pipe.zrange(self._here(dialogue_id, party), 0, -1)
                 return await pipe.execute()
 
-        return [any(worker != self.worker for worker in found) for found in await self._call(read)]
+        return [any(worker != self.worker and worker in self._alive for worker in found) for found in await self._call(read)]
 
     # ------------------------------------------------------------------ messages between workers
 
@@ -312,7 +339,7 @@ class Cluster:
         again after Redis restarts."""
         backoff = 0.1
         while True:
-            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            pubsub = self._listening.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(f"{PREFIX}:workers")  # a channel of its own, so the connection listens from the start
                 if self._following:

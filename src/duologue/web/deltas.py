@@ -33,6 +33,16 @@ class Sent:
 
     seq: int = 0
     view: dict[str, Any] | None = None
+    deltas: bool = True
+
+
+VOLATILE = frozenset({"seconds_left"})
+"""View keys that change with the clock alone: a view that differs only there is nothing new."""
+
+
+def same_state(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """Whether two views show the same state (the events shared between views compare by identity first)."""
+    return before.keys() == after.keys() and all(before[key] == after[key] for key in after if key not in VOLATILE)
 
 
 @dataclass
@@ -41,9 +51,10 @@ class FrameLog:
 
     sent: dict[Any, Sent] = field(default_factory=dict)
 
-    def subscribe(self, connection: Any) -> None:
-        """This connection takes delta frames from now on (its next frame is a full state)."""
-        self.sent[connection] = Sent()
+    def subscribe(self, connection: Any, *, deltas: bool = True) -> None:
+        """Follow what this connection is sent; with `deltas` it takes delta frames from now on
+        (its next frame is a full state), else full unnumbered states as before."""
+        self.sent[connection] = Sent(deltas=deltas)
 
     def forget(self, connection: Any) -> None:
         self.sent.pop(connection, None)
@@ -53,14 +64,20 @@ class FrameLog:
         record = self.sent.get(connection)
         if record is None:
             return view
-        record.seq += 1
         record.view = view
+        if not record.deltas:
+            return view
+        record.seq += 1
         return {**view, "seq": record.seq}
 
-    def frame(self, connection: Any, view: dict[str, Any]) -> dict[str, Any]:
-        """The frame that brings `connection` from what it was last sent to `view`."""
+    def frame(self, connection: Any, view: dict[str, Any]) -> dict[str, Any] | None:
+        """The frame that brings `connection` from what it was last sent to `view`; None when it
+        was last sent this very state (a page that connected while a move was being stored gets
+        the state once, not again: a page moves on every state that shows its turn)."""
         record = self.sent.get(connection)
-        if record is None or record.view is None:
+        if record is not None and record.view is not None and same_state(record.view, view):
+            return None
+        if record is None or record.view is None or not record.deltas:
             return self.full(connection, view)
         frame = delta(record.view, view)
         record.seq += 1

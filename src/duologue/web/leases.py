@@ -83,8 +83,12 @@ class Leases:
             await live.send(message["to"], message["frame"])
 
     async def _on_reconnect(self) -> None:
-        """Subscribed (again): catch up on changes that happened while Redis was away, in the
-        dialogues this worker has sockets of or runs (a bot whose partner is on another worker)."""
+        """Subscribed (again): say again which sockets this worker holds (a restarted Redis lost
+        them) and catch up on changes that happened while Redis was away, in the dialogues this
+        worker has sockets of or runs (a bot whose partner is on another worker)."""
+        assert self.cluster is not None
+        await self.cluster.beat()
+        await self.cluster.set_all_present([(live.id, party) for live in list(self.dialogues.values()) for party, occupant in live.occupants.items() if occupant.connections])
         for live in list(self.dialogues.values()):
             if live.id in self.owned or any(o.connections for o in live.occupants.values()):
                 try:
@@ -137,9 +141,8 @@ class Leases:
                 if live is not None and live.runner is not None:
                     live.runner.cancel()
                 self.owned.discard(dialogue_id)
-        held_here = [live for live in list(self.dialogues.values()) if not live.task.done]
-        await self.cluster.set_all_present([(live.id, party) for live in held_here for party, occupant in live.occupants.items() if occupant.connections])
-        await self._presence_round(held_here)
+        await self.cluster.beat()
+        await self._presence_round([live for live in list(self.dialogues.values()) if live.id in self.owned and not live.task.done])
         orphans = []
         for info in await self.storage.run(self.storage.dialogues, status="live"):
             live = self.dialogues.get(info.id)
@@ -156,11 +159,12 @@ class Leases:
                 continue
             live.runner = asyncio.get_running_loop().create_task(self._run_owned(live), name=f"dialogue {info.id}")
 
-    async def _presence_round(self, held: list[LiveDialogue]) -> None:
-        """Who is connected on another worker, for the people of every dialogue held here, in one
-        round trip; a runner whose clocks that changes is woken."""
+    async def _presence_round(self, owned: list[LiveDialogue]) -> None:
+        """Who is connected on another worker, for the people of the dialogues this worker runs
+        (their clocks need it) who have no socket here, in one round trip; a runner whose clocks
+        that changes is woken. (A replica's page learns of its partner from relayed frames.)"""
         assert self.cluster is not None
-        seats = [(live, party) for live in held for party, occupant in live.occupants.items() if occupant.seat.kind == "human"]
+        seats = [(live, party) for live in owned for party, occupant in live.occupants.items() if occupant.seat.kind == "human" and not occupant.connections]
         found = await self.cluster.all_present_elsewhere([(live.id, party) for live, party in seats])
         for (live, party), elsewhere in zip(seats, found, strict=True):
             if live.note_presence(party, elsewhere):

@@ -106,6 +106,8 @@ class LiveDialogue(Presence, Bots, Clocks):
         self.pairing = pairing
         self.scenario_key = scenario_key
         self.lock = asyncio.Lock()
+        self.sending = asyncio.Lock()
+        """Held while views are built and sent (`broadcast`, `resend`), so they go out in order."""
         self.wakeup = asyncio.Event()
         self.stored = stored
         self.announced = stored
@@ -195,11 +197,15 @@ class LiveDialogue(Presence, Bots, Clocks):
         """To this worker's connections of `party`."""
         await self._deliver(self.occupants[party], lambda _connection: message)
 
-    async def _deliver(self, occupant: Occupant, frame_for: Callable[[Any], dict[str, Any]]) -> None:
-        """Each of `occupant`'s connections here gets its own frame; a socket that fails is dropped."""
+    async def _deliver(self, occupant: Occupant, frame_for: Callable[[Any], dict[str, Any] | None]) -> None:
+        """Each of `occupant`'s connections here gets its own frame (none when it has nothing new);
+        a socket that fails is dropped."""
         for connection in list(occupant.connections):
+            frame = frame_for(connection)
+            if frame is None:
+                continue
             try:
-                await connection.send_text(encode(frame_for(connection)))
+                await connection.send_text(encode(frame))
             except Exception:  # noqa: BLE001  a socket closing while we write: its handler cleans up
                 occupant.connections.discard(connection)
                 occupant.frames.forget(connection)
@@ -220,12 +226,17 @@ class LiveDialogue(Presence, Bots, Clocks):
             return self.view(party)
 
     async def broadcast(self) -> None:
-        """The new view to every connection here: the whole view, or what changed for those taking deltas."""
-        async with self.lock:  # the views of one stored state (see `view_now`)
-            views = {o.seat.party: self.view(o.seat.party) for o in self.occupants.values() if o.seat.kind == "human" and o.connections}
-        for party, view in views.items():
-            occupant = self.occupants[party]
-            await self._deliver(occupant, functools.partial(occupant.frames.frame, view=view))
+        """The new view to every connection here: the whole view, or what changed for those taking deltas.
+
+        One broadcast (or resend) at a time, each sending the state of its own moment: two that
+        overlapped could deliver an older view after a newer one, and a page shown a turn it
+        already took would move again."""
+        async with self.sending:
+            async with self.lock:  # the views of one stored state (see `view_now`)
+                views = {o.seat.party: self.view(o.seat.party) for o in self.occupants.values() if o.seat.kind == "human" and o.connections}
+            for party, view in views.items():
+                occupant = self.occupants[party]
+                await self._deliver(occupant, functools.partial(occupant.frames.frame, view=view))
 
     async def changed(self) -> None:
         """After a change: new views here, and a word to the other workers to show theirs.

@@ -60,6 +60,7 @@ class LiveParts:
         last_move: float
         idle_seconds: float
         wakeup: asyncio.Event
+        sending: asyncio.Lock
 
         def view(self, party: str) -> dict[str, Any]: ...
         async def view_now(self, party: str) -> dict[str, Any]: ...
@@ -85,8 +86,7 @@ class Presence(LiveParts):
         """A connection of `party`'s page; `deltas`: it takes delta state frames after the first full one."""
         occupant = self.occupants[party]
         occupant.connections.add(connection)
-        if deltas:
-            occupant.frames.subscribe(connection)
+        occupant.frames.subscribe(connection, deltas=deltas)
         occupant.away_since = None
         await self.hub.mark_present(self.id, party, True)
         await self.resend(party, connection)
@@ -94,8 +94,9 @@ class Presence(LiveParts):
 
     async def resend(self, party: str, connection: Connection) -> None:
         """The whole view again to one connection (it asked for a resync, or may have missed a frame)."""
-        view = await self.view_now(party)
-        await connection.send_text(encode(self.occupants[party].frames.full(connection, view)))
+        async with self.sending:  # in order with broadcasts (see `LiveDialogue.broadcast`)
+            view = await self.view_now(party)
+            await connection.send_text(encode(self.occupants[party].frames.full(connection, view)))
 
     async def disconnect(self, party: str, connection: Connection) -> None:
         occupant = self.occupants[party]
