@@ -10,6 +10,7 @@ and annotators likewise (`duologue.corpora`, `duologue.annotators`).
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 import logging
 from importlib import import_module, metadata
@@ -136,8 +137,10 @@ def corpus_format(name: str) -> "CorpusFormat":
     return _registered(CORPUS_FORMATS, name, "corpus")()
 
 
+@functools.lru_cache(maxsize=None)
 def task_options(cls: type) -> list[str]:
-    """The keyword options a task class accepts (`max_turns`, `time_limit`, its own)."""
+    """The keyword options a task class accepts (`max_turns`, `time_limit`, its own); read once
+    per class (the platform makes an engine at every pairing)."""
     names: list[str] = []
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")

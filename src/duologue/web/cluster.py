@@ -45,6 +45,7 @@ from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 import redis.asyncio as aioredis
+from redis import __version__ as redis_version
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -149,6 +150,17 @@ POOL_CONNECTIONS = 64
 POOL_WAIT_SECONDS = 5.0
 
 
+def _driver_info() -> dict[str, Any]:
+    """The client's name and version for Redis, given once: left to itself, redis-py 8 reads its
+    own package metadata from disk for every connection it opens (a few ms each; a crowd arriving
+    at a fresh worker opens its whole pool at once)."""
+    try:
+        from redis.driver_info import DriverInfo
+    except ImportError:  # an older redis-py does not look its version up
+        return {}
+    return {"driver_info": DriverInfo(name="redis-py", lib_version=redis_version)}
+
+
 class Cluster:
     """This worker's connection to the others."""
 
@@ -169,6 +181,7 @@ class Cluster:
             socket_connect_timeout=2,
             retry=retry,
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
+            **_driver_info(),
         )
         self.redis = aioredis.Redis(connection_pool=pool)
         self._renew = self.redis.register_script(RENEW_SCRIPT)

@@ -171,7 +171,8 @@ class LiveHub(Leases):
         ]
         from duologue.web.protocol import personalise
 
-        scenario_given = personalise(self, study, task) or scenario is not None  # own reasons change the scenario
+        answered = study.protocol is not None and personalise(self, study, task)  # own reasons change the scenario
+        scenario_given = answered or scenario is not None
         first = task.to_dialogue(with_outcome=False)
         first.id = dialogue_id
         # what a worker needs to rebuild this engine from the stored events (replaced by the final meta)

@@ -539,20 +539,19 @@ class Storage:
     def bind_session(self, participant_id: str, session: str) -> str:
         """Bind a participant id to a browser session at its first arrival; returns the session it
         is bound to (the given one, or the one that came first)."""
+        bound = self.session_of(participant_id)
+        if bound is not None:
+            return bound
         try:
-            with self._session.begin() as db:
-                row = db.get(IdentityRow, participant_id)
-                if row is not None:
-                    return row.session
-                db.add(IdentityRow(participant_id=participant_id, session=session, created_at=time.time()))
+            with self.engine.begin() as connection:
+                connection.execute(insert(IdentityRow).values(participant_id=participant_id, session=session, created_at=time.time()))
             return session
         except IntegrityError:  # another request bound it at the same moment: that one came first
             return self.session_of(participant_id) or session
 
     def session_of(self, participant_id: str) -> str | None:
-        with self._session() as db:
-            row = db.get(IdentityRow, participant_id)
-            return row.session if row is not None else None
+        with self.engine.connect() as connection:
+            return connection.execute(select(IdentityRow.session).where(IdentityRow.participant_id == participant_id)).scalar()
 
     def unbind_session(self, participant_id: str, session: str) -> None:
         """Undo a binding to this session (a page that failed after binding never sent its cookie)."""
