@@ -10,7 +10,7 @@ from duologue.core.episode import play_episode
 from duologue.core.schema import Message, RejectDeal, SubmitDeal
 from duologue.tasks import make
 from duologue.tasks.casino.modular import CHAT_ACTS, STALL_AFTER, CasinoModularAgent
-from duologue.tasks.casino.modular_options import LAST_TURNS, balance
+from duologue.tasks.casino.modular_options import balance
 from duologue.tasks.casino.rules import complement, points
 
 NO_CORPUS = "/no/such/casino/split"
@@ -72,9 +72,8 @@ def test_after_its_deal_is_turned_down_it_puts_the_next_concession_on_the_table_
         assert len(set(first)) == 4, (seed, first)  # never the same refused split again while it can concede
         given = [points(complement(dict(e.mine)), theirs) for _, e in offers]
         assert given[3] > given[0], (seed, given)  # it concedes
-        limit = dialogue.meta["max_turns"] - LAST_TURNS - 1
-        kept = [points(dict(e.mine), mine) for k, e in offers if k < limit]
-        assert min(kept) >= 12, (seed, kept)  # however often it is refused: it gives nothing away before the last turns
+        kept = [points(dict(e.mine), mine) for _, e in offers]
+        assert min(kept) >= 12, (seed, kept)  # however often it is refused, and to the last turn: it gives nothing away
 
 
 def test_a_partner_with_nothing_to_add_gets_a_deal_not_more_talk():
@@ -102,6 +101,26 @@ def _is_split(text: str) -> bool:
     from duologue.tasks.casino.understanding import read
 
     return read(text).complete_proposal is not None
+
+
+class LastMinute(Partner):
+    """Turns every deal down, then on its last turns puts a lopsided deal on the table."""
+
+    def act(self, observation):
+        if "accept-deal" in observation.legal:
+            return actions.RejectDeal()
+        if observation.turns_left is not None and observation.turns_left <= 3 and "submit-deal" in observation.legal:
+            theirs = {"Food": 1, "Water": 1, "Firewood": 0}
+            return actions.SubmitDeal(mine=complement(theirs), theirs=theirs)
+        return super().act(observation)
+
+
+def test_it_does_not_sell_out_on_the_last_turn():
+    for seed in range(4):
+        dialogue, me, other = game(LastMinute(["Hi! I need water the most."]), seed)
+        lopsided = [k for k, e in enumerate(dialogue.events) if isinstance(e, SubmitDeal) and e.party == other]
+        assert lopsided, seed
+        assert not dialogue.outcome.agreed, seed  # 7 to 9 points for it: under its floor, so no deal rather than that
 
 
 def test_balance_names_who_is_ahead_and_by_how_much():

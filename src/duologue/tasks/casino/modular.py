@@ -26,8 +26,8 @@ The generic machinery is `duologue.agents.modular`; this module holds what is ab
   to say waits for an offer, and leaves if none comes); and after `STALL_AFTER` chat moves in a row,
   once either side has said what it needs, the policy may only make a split. Concessions keep my
   word (a split kept to my stated needs that was already refused is not offered again) and stop a
-  little under the fair split, however often the partner refuses, until the last turns
-  (`modular_options.StrategyOptions.floor`). Against people's own scripts (`duologue replay`) these
+  little under the fair split, however often the partner refuses and however late it is; a deal
+  under that floor is not taken either (`modular_options.StrategyOptions.floor`). Against people's own scripts (`duologue replay`) these
   rules took the agent from deals in 0.45 of the validation dialogues to over 0.9.
 * **Generator.** Corpus messages indexed by act and by what they say about priorities: each issue
   a message mentions (by name or by a telltale word such as `thirsty` or `cold`) is tagged with the
@@ -228,7 +228,12 @@ class CasinoModularAgent(StrategyOptions, ModularAgent):
             planner.they_rejected = False
             return their_offer
         refused = planner.they_rejected or (planner.i_rejected and planner.proposals > 0)
-        if refused or turns_left <= 6 or planner.unanswered >= 2 or (planner.proposals > 0 and self._partner_adds_nothing(observation)):
+        idle = planner.unanswered >= 2 or (planner.proposals > 0 and self._partner_adds_nothing(observation))
+        if turns_left > 6 and (refused or idle) and self._option("due", observation, OPTIONS["due"], reason="refused" if refused else "idle") == "talk":
+            planner.they_rejected = False  # a learned strategy may answer in words instead (the plain agent never does)
+            planner.unanswered = 0
+            return None
+        if refused or idle or turns_left <= 6:
             planner.they_rejected = planner.i_rejected = False
             planner.unanswered = 0
             planner.their_offer = None

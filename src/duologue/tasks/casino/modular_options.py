@@ -7,8 +7,10 @@ variants of it, named `point:option` (`OPTIONS`), always with the planner's own 
 * `propose` (a split said in words or put on the table as a deal): `plan`, the planner's next
   offer; `greedy`, the best split for me that the belief expects the partner to value above walking
   away; `even`, the one whose points for the two sides the belief expects closest;
-* `answer` (a submitted deal): the planner's answer or the other one (a deal worth less than
-  walking away is never accepted).
+* `answer` (a submitted deal): the planner's answer (never below the agent's `floor`) or the other
+  one (a deal worth less than walking away is never accepted);
+* `due` (the deal rules call for a deal after a refusal or a partner with nothing to add, before
+  the last six turns): `deal`, as the rules say, or `talk`, leaving the move to the act policy.
 
 The strategy sees the act context, how late it is, whether the belief is informed, and how
 balanced the split in question is under the belief (`balance`: `even` within two points, else who
@@ -28,7 +30,7 @@ from duologue.tasks.casino.task import pending_deal
 if TYPE_CHECKING:
     from duologue.tasks.casino.agents import CasinoRuleAgent
 
-OPTIONS: dict[str, tuple[str, ...]] = {"propose": ("plan", "greedy", "even"), "answer": ("accept", "reject")}
+OPTIONS: dict[str, tuple[str, ...]] = {"propose": ("plan", "greedy", "even"), "answer": ("accept", "reject"), "due": ("deal", "talk")}
 """The variants a learned strategy may pick (see `StrategyOptions.choose_option`)."""
 EVEN_WITHIN = 2.0
 """Points between the two sides' (expected) totals that still count as an even split."""
@@ -36,8 +38,6 @@ FAR = 8.0
 """A lead of more than this many points is a lopsided split."""
 FLOOR_BELOW_FAIR = 4
 """However often the partner refuses, offers keep me at most this many points under the fair split (`floor`)."""
-LAST_TURNS = 4
-"""In the last turns the floor drops to just above walking away: any deal beats none."""
 
 
 def balance(mine: float, theirs: float) -> str:
@@ -72,7 +72,7 @@ class StrategyOptions:
         value = self.planner.model.value_per_package()
         return self.planner._mine(split), sum(value[i] * n for i, n in complement(split).items())
 
-    def _option(self, point: str, observation: Observation, options: Sequence[str], split: dict[str, int] | None = None) -> str:
+    def _option(self, point: str, observation: Observation, options: Sequence[str], split: dict[str, int] | None = None, reason: str | None = None) -> str:
         if len(options) < 2:
             return options[0]
         turns_left = observation.turns_left if observation.turns_left is not None else 99
@@ -81,6 +81,8 @@ class StrategyOptions:
         seen = (*self.context(observation), stage, informed)
         if split is not None:
             seen = (*seen, balance(*self.expected(split)))
+        if reason is not None:
+            seen = (*seen, f"due={reason}")
         return self.choose_option(point, seen, options)
 
     def _split(self, observation: Observation) -> dict[str, int]:
@@ -105,11 +107,9 @@ class StrategyOptions:
         return splits[self._option("propose", observation, list(splits), splits["plan"])]
 
     def floor(self, observation: Observation) -> float:
-        """The least I offer to keep: a little under the fair split (the planner's aspiration floor), however
-        often the partner refuses, until the last turns, when anything better than walking away beats nothing."""
-        turns_left = observation.turns_left if observation.turns_left is not None else 99
-        if turns_left <= LAST_TURNS:
-            return WALK_AWAY_POINTS + 1
+        """The least I keep in a split I offer or take: a little under the fair split (the planner's aspiration
+        floor), however often the partner refuses and however late it is. Conceding everything because the
+        clock runs out would pay a partner for stalling; people, too, turn down a split far below fair."""
         low, _ = self.planner._fair_range(self.planner._frontier())
         return max(low - FLOOR_BELOW_FAIR, WALK_AWAY_POINTS + 2)
 
@@ -139,8 +139,10 @@ class StrategyOptions:
         deal = pending_deal(observation.transcript)
         if deal is None or not isinstance(answer, (actions.AcceptDeal, actions.RejectDeal)):
             return answer
-        usual = "accept" if isinstance(answer, actions.AcceptDeal) else "reject"
         mine = dict(deal.theirs)
+        if isinstance(answer, actions.AcceptDeal) and mine != self.planner.my_offer and self.planner._mine(mine) < self.floor(observation):
+            answer = actions.RejectDeal()  # the planner takes anything above walking away at the very end; not below my floor
+        usual = "accept" if isinstance(answer, actions.AcceptDeal) else "reject"
         options = [usual] + ([o for o in ("accept", "reject") if o != usual] if self.planner._mine(mine) > WALK_AWAY_POINTS else [])
         if self._option("answer", observation, options, mine) == usual:
             return answer
