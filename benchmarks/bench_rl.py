@@ -8,11 +8,14 @@ Each cell is one agent against one fixed partner on one task, `--games` games wi
 both seats (alternating), on seeds derived from `--seed` (training used run seed 0, so these
 scenarios are unseen). Per game, from the agent's side: agreement, its own score (CraigslistBargain:
 CoCoA's normalised utility, 0 without a deal; CaSiNo: points, the walk-away 5 without a deal), its
-score per agreed game, fairness (2 - |own - partner| / 2 over agreed games: CoCoA's 2 - |utility|
-on the zero-sum price), and length (moves). Cells print means with 95% intervals (normal
+score per agreed game, fairness over agreed games (`duologue.learning.rewards.fairness_score`, the
+definition the fairness reward trains on: 2 - |own - partner| / 2 on CraigslistBargain's zero-sum
+normalised price, which is CoCoA's 2 - |utility|, and 2 - |own - partner| / (own + partner) on CaSiNo's
+points, the gap as a share of what the two take home), and length (moves). Cells print means with 95% intervals (normal
 approximation, mean +- 1.96 sd / sqrt(n)). Games are appended to `--out` as they finish, so an
 interrupted run resumes; the table is then checked against the paper's pattern: RL-utility earns
-the most per agreed game and agrees less than SL, RL-fairness is the fairest, RL-length the longest.
+the most per agreed game (and, reported beside it, per game) and agrees less than SL, RL-fairness is
+the fairest, RL-length the longest.
 """
 
 from __future__ import annotations
@@ -30,9 +33,10 @@ from rich.table import Table
 from duologue.agents import make_agent
 from duologue.arena.selfplay import episode_seed
 from duologue.core.episode import play_episode
+from duologue.learning.rewards import fairness_score
 from duologue.tasks import make
 
-console = Console()
+console = Console(width=200)
 FIGURES = ("agreement", "own", "own_agreed", "fairness", "length")
 
 
@@ -48,8 +52,8 @@ def play(task_id: str, agent: str, partner: str, number: int, seed: int) -> dict
     own, theirs = float(scores.get(seat, 0.0) or 0.0), float(scores.get(other, 0.0) or 0.0)
     return {
         "task": task_id, "agent": agent, "partner": partner, "number": number, "seat": seat,
-        "agreement": float(agreed), "own": own, "own_agreed": own if agreed else None,
-        "fairness": 2.0 - abs(own - theirs) / 2.0 if agreed else None,
+        "agreement": float(agreed), "own": own, "own_agreed": own if agreed else None, "partner_own": theirs,
+        "fairness": fairness_score(own, theirs) if agreed else None,
         "length": float(sum(1 for e in dialogue.events if e.kind != "system")),
         "illegal": sum(dialogue.meta["illegal_actions"].values()),
     }
@@ -98,6 +102,7 @@ def pattern(summary: dict) -> None:
         others = [a for a in cell if a != "rl:utility"]
         checks = {
             "RL-utility earns the most per agreed game": all(mean("rl:utility", "own_agreed") >= mean(a, "own_agreed") for a in others),
+            "(per game)": all(mean("rl:utility", "own") >= mean(a, "own") for a in others),
             "RL-utility agrees less than SL": mean("rl:utility", "agreement") < mean("modular", "agreement"),
             "RL-fairness is the fairest": all(mean("rl:fairness", "fairness") >= mean(a, "fairness") for a in cell),
             "RL-length talks longest": all(mean("rl:length", "length") >= mean(a, "length") for a in cell),

@@ -6,7 +6,7 @@ import pytest
 
 from duologue import tasks
 from duologue.agents import make_agent
-from duologue.agents.rl import RLAgent, turns_bucket
+from duologue.agents.rl import RLAgent, turns_bucket, turns_features
 from duologue.core.episode import play_episode
 from duologue.learning.policy import CoarsePolicy
 from duologue.learning.train import TrainConfig, supervised_acts
@@ -75,15 +75,84 @@ def test_turns_buckets_go_from_early_to_last():
     assert [turns_bucket(t) for t in (None, 30, 12, 6, 2)] == ["turns=open", "turns=early", "turns=mid", "turns=late", "turns=last"]
 
 
+def test_in_the_last_turns_the_exact_count_is_seen_too():
+    assert turns_features(30) == ("turns=early",)
+    assert turns_features(7) == ("turns=late",)
+    assert turns_features(6) == ("turns=late", "left=6")
+    assert turns_features(1) == ("turns=last", "left=1")
+    assert turns_features(None) == ("turns=open",)
+
+
 def test_a_policy_trained_with_the_turn_count_sees_it_and_an_older_one_does_not():
     acts = vocabulary("craigslist-v0")
-    late = CoarsePolicy.fresh(acts, task="craigslist-v0", base="modular", turns=True)
+    late = CoarsePolicy.fresh(acts, task="craigslist-v0", base="modular", turns="exact")
+    bucketed = CoarsePolicy.fresh(acts, task="craigslist-v0", base="modular", turns=True)  # a file from before the exact count
     old = CoarsePolicy.fresh(acts, task="craigslist-v0", base="modular")
     agent = RLAgent("test", policy=late)
     agent.turns_left = 3
-    assert agent._seen(("buyer", "intro")) == ("buyer", "intro", "turns=last")
+    assert agent._seen(("buyer", "intro")) == ("buyer", "intro", "turns=last", "left=3")
+    earlier = RLAgent("test", policy=bucketed)
+    earlier.turns_left = 3
+    assert earlier._seen(("buyer", "intro")) == ("buyer", "intro", "turns=last")
     assert RLAgent("test", policy=old)._seen(("buyer", "intro")) == ("buyer", "intro")
     _, with_turns = play("craigslist-v0", late, "modular", 1)
     _, without = play("craigslist-v0", old, "modular", 1)
     first_with, first_without = with_turns[0].decisions[0], without[0].decisions[0]
     assert set(first_without.features) < set(first_with.features)  # the same context, plus how late it is
+
+
+def test_a_casino_policy_sees_how_balanced_the_split_in_question_is():
+    seen: list[tuple[str, tuple[str, ...]]] = []
+
+    class Watching(RLAgent):
+        def _option(self, point, context, options):
+            seen.append((point, tuple(context)))
+            return super()._option(point, context, options)
+
+    policy = CoarsePolicy.fresh(vocabulary("casino-v0"), task="casino-v0", base="modular")
+    for number in range(6):
+        task = tasks.make("casino-v0")
+        seat = task.party_ids[number % 2]
+        play_episode(task, {seat: Watching("test", policy=policy), task.other(seat): make_agent("rule", task)}, seed=300 + number)
+    for point in ("propose", "answer"):
+        contexts = [context for name, context in seen if name == point]
+        assert contexts, point
+        assert all(sum(feature.startswith("balance=") for feature in context) == 1 for context in contexts), point
+
+
+def test_a_casino_policy_may_answer_a_refusal_in_words_where_the_deal_rules_put_a_deal():
+    from duologue.core.schema import Message, RejectDeal
+
+    def answers_in_words(bias: str) -> int:
+        policy = CoarsePolicy.fresh(vocabulary("casino-v0"), task="casino-v0", base="modular")
+        policy.bias[policy.index(bias)] = 12.0
+        dialogues, agents = play("casino-v0", policy, "rule", 16)
+        count = 0
+        for dialogue, agent in zip(dialogues, agents, strict=True):
+            me = agent.party
+            for k, event in enumerate(dialogue.events[:-1]):
+                if isinstance(event, RejectDeal) and event.party == me:  # I turned a deal down and move again
+                    count += isinstance(dialogue.events[k + 1], Message)
+        return count
+
+    assert "due:talk" in vocabulary("casino-v0")
+    assert answers_in_words("due:talk") >= 2 * answers_in_words("due:deal") + 4
+
+
+def test_a_policy_trained_before_a_decision_point_existed_plays_the_usual_variant_there():
+    chosen_there: list[str] = []
+
+    class Watching(RLAgent):
+        def _option(self, point, context, options):
+            picked = super()._option(point, context, options)
+            if point == "due":
+                chosen_there.append(picked)
+            return picked
+
+    acts = [a for a in vocabulary("casino-v0") if not a.startswith("due:")]  # as a file written before `due` was offered
+    policy = CoarsePolicy.fresh(acts, task="casino-v0", base="modular")
+    for number in range(8):
+        task = tasks.make("casino-v0")
+        seat = task.party_ids[number % 2]
+        play_episode(task, {seat: Watching("test", policy=policy), task.other(seat): make_agent("rule", task)}, seed=200 + number)
+    assert chosen_there and set(chosen_there) == {"deal"}

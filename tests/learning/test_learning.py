@@ -14,7 +14,7 @@ from duologue.agents import make_agent  # noqa: E402
 from duologue.arena.selfplay import PlayConfig, play_one  # noqa: E402
 from duologue.core.schema import Dialogue, Outcome, Party, Scenario  # noqa: E402
 from duologue.learning.policy import CoarsePolicy, features, option_prior  # noqa: E402
-from duologue.learning.rewards import reward  # noqa: E402
+from duologue.learning.rewards import fairness_score, reward  # noqa: E402
 from duologue.learning.rollout import pick_partner  # noqa: E402
 from duologue.learning.train import TrainConfig, checkpoint_path, train  # noqa: E402
 
@@ -48,6 +48,24 @@ def test_fairness_on_points_is_the_share_gap_and_beats_no_deal():
     assert reward("fairness", dialogue({"a": 24, "b": 16}, True), "b") == pytest.approx(2 - 8 / 40)
     lopsided = reward("fairness", dialogue({"a": 30, "b": 6}, True), "a")  # a raw gap of 24 points
     assert 1.0 <= lopsided < 2.0 and lopsided > reward("fairness", dialogue({"a": 5, "b": 5}, False), "a")
+
+
+def test_one_fairness_serves_the_reward_and_the_benchmark():
+    import importlib.util
+    from pathlib import Path
+
+    assert fairness_score(0.3, -0.3) == pytest.approx(2 - 0.3)  # CoCoA's 2 - |utility| on the zero-sum price
+    assert fairness_score(24, 16) == pytest.approx(2 - 8 / 40)  # the share gap on points
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_rl.py"
+    if not path.exists():
+        pytest.skip("benchmarks not in this checkout")
+    spec = importlib.util.spec_from_file_location("bench_rl", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    row = bench.play("casino-v0", "rule", "rule", 0, 7)
+    assert row["agreement"] == 1.0
+    mine, theirs = row["own"], row["partner_own"]
+    assert row["fairness"] == pytest.approx(fairness_score(mine, theirs))
 
 
 def test_a_fresh_policy_is_the_supervised_one_and_survives_a_file(tmp_path):
@@ -126,3 +144,25 @@ def test_a_run_with_several_partners_draws_each_reproducibly():
     assert drawn == [pick_partner("modular, rule", 0, number) for number in range(40)]
     assert drawn != [pick_partner("modular,rule", 1, number) for number in range(40)]
     assert pick_partner("rule", 0, 3) == "rule"
+
+
+def test_a_paired_baseline_is_the_supervised_agents_reward_in_the_same_game():
+    from duologue.agents.rl import RLAgent  # noqa: F401 - the job builds one
+    from duologue.arena.selfplay import episode_seed
+    from duologue.core.episode import play_episode
+    from duologue.learning.rollout import RolloutJob, read_rollout
+    from duologue.learning.train import supervised_acts
+
+    config = TrainConfig(task="casino-v0", reward="utility", partner="rule")
+    policy = CoarsePolicy.fresh(supervised_acts(config), task="casino-v0", base="modular")
+    job = RolloutJob(task="casino-v0", reward="utility", partner="rule", run_seed=4, acts=tuple(policy.acts),
+                     weights=policy.weights, bias=policy.bias, meta=dict(policy.meta), baseline="paired")
+    for number in (0, 1):
+        rollout = read_rollout(job(number))
+        task = tasks.make("casino-v0")
+        seat = task.party_ids[number % 2]
+        again = play_episode(task, {seat: make_agent("modular", task), task.other(seat): make_agent("rule", task)}, seed=episode_seed(4, number))
+        assert rollout["reference"] == reward("utility", again, seat)
+    plain = RolloutJob(**{**job.__dict__, "baseline": "mean"})
+    assert read_rollout(plain(0))["reference"] is None
+    assert TrainConfig(task="casino-v0").baseline == "mean"

@@ -50,6 +50,18 @@ def turns_bucket(turns_left: int | None) -> str:
     return "turns=last" if turns_left <= 4 else "turns=late" if turns_left <= 8 else "turns=mid" if turns_left <= 16 else "turns=early"
 
 
+COUNTED_FROM = 6
+"""In the last turns a policy trained with the turn count also sees how many are left exactly (`left=3`)."""
+
+
+def turns_features(turns_left: int | None) -> tuple[str, ...]:
+    """What a policy trained with the turn count sees of it: the bucket, and the exact count in the last turns
+    (closing a deal on the last possible move takes knowing which move that is)."""
+    if turns_left is not None and turns_left <= COUNTED_FROM:
+        return (turns_bucket(turns_left), f"left={turns_left}")
+    return (turns_bucket(turns_left),)
+
+
 _LOADED: dict[tuple[str, float], CoarsePolicy] = {}
 
 
@@ -96,6 +108,8 @@ class RLAgent(Agent):
     def _seen(self, context: Sequence[str]) -> tuple[str, ...]:
         """What the policy sees: the base agent's context, plus how late it is for a policy trained with it."""
         if self.policy is not None and self.policy.meta.get("turns"):
+            if self.policy.meta.get("turns") == "exact":
+                return (*context, *turns_features(self.turns_left))
             return (*context, turns_bucket(self.turns_left))
         return tuple(context)
 
@@ -110,6 +124,8 @@ class RLAgent(Agent):
     def _option(self, point: str, context: Sequence[str], options: Sequence[str]) -> str:
         """One of the variants the base agent offers at `point` (its usual one first), as `point:option` acts."""
         names = [f"{point}:{option}" for option in dict.fromkeys(options)]
+        if all(self.policy.index(name) < 0 for name in names):  # type: ignore[union-attr]
+            return options[0]  # a point the policy was trained without: the base agent's usual variant
         act, decision = self.policy.decide(self._seen(context), names, option_prior(names), self.rng)  # type: ignore[union-attr]
         if self.record:
             self.decisions.append(decision)

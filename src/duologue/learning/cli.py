@@ -26,6 +26,7 @@ def train_policy_command(
     address: Annotated[Optional[str], typer.Option(help="Ray cluster address (with --backend ray).")] = None,
     run_dir: Annotated[Optional[Path], typer.Option("--run-dir", help="Folder for the checkpoint and the learning curve; default: runs/<task>-<reward>.")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Ignore an existing checkpoint and start over.")] = False,
+    baseline: Annotated[str, typer.Option(help="mean (a running mean of the rewards) or paired (the supervised agent's reward in the same game: less noise where the scenario decides much of the score, as in CaSiNo).")] = "mean",
     turns: Annotated[bool, typer.Option("--turns/--no-turns", help="Let the policy see a coarse count of the turns left (--no-turns: the context of the base agent only).")] = True,
 ) -> None:
     """Improve the supervised act policy by policy gradient in self-play (He et al. 2018's RL stage); resumable."""
@@ -44,7 +45,7 @@ def train_policy_command(
 
     try:
         tasks.spec(task)
-        config = TrainConfig(task=task, reward=reward, episodes=episodes, partner=partner, seed=seed, batch=batch, lr=lr, backend=backend, workers=workers, address=address, turns=turns)  # type: ignore[arg-type]
+        config = TrainConfig(task=task, reward=reward, episodes=episodes, partner=partner, seed=seed, batch=batch, lr=lr, backend=backend, workers=workers, address=address, turns=turns, baseline=baseline)  # type: ignore[arg-type]
     except (UnknownNameError, ValidationError) as error:
         errors.print(f"[red]{error}[/]")
         raise typer.Exit(2) from None

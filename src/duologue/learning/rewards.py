@@ -48,9 +48,15 @@ def gap(own: float, theirs: float) -> float:
     return abs(own - theirs) / 2.0
 
 
+def fairness_score(own: float, theirs: float) -> float:
+    """How fair a deal is, 2 - `gap`: 2 for an even deal, 1 at the most lopsided. The one definition of
+    fairness in duologue's strategy learning: the reward trains on it and `benchmarks/bench_rl.py` measures it."""
+    return 2.0 - gap(own, theirs)
+
+
 def fairness(dialogue: Dialogue, party: str) -> float:
     own, theirs, agreed = _scores(dialogue, party)
-    return 2.0 - gap(own, theirs) if agreed else NO_DEAL
+    return fairness_score(own, theirs) if agreed else NO_DEAL
 
 
 def length(dialogue: Dialogue, party: str) -> float:

@@ -25,6 +25,12 @@ class RolloutJob:
     `partner` may name several agent specs, comma-separated (`modular,rule`): each episode draws one
     from a generator seeded by the run seed and the episode number, so a run is reproducible and the
     learner meets every partner it will be measured against. Carries the current parameters (numpy arrays), so a worker needs nothing from the driver.
+
+    With `baseline="paired"` the episode is played a second time with the `base` agent (the supervised
+    policy) in the learner's seat, on the same scenario and against the same partner, and its reward is
+    returned as `reference`: the learner's advantage is then measured against what the supervised
+    policy got in the same game, which takes out most of what the scenario alone decides (a CaSiNo
+    scenario's points range over 15 or more), so the learning signal is the strategy's own.
     """
 
     task: str
@@ -37,6 +43,8 @@ class RolloutJob:
     meta: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     task_registry: dict[str, str] = field(default_factory=dict)
+    baseline: str = "mean"
+    base: str = "modular"
 
     def __call__(self, number: int) -> bytes:
         for task_id, target in self.task_registry.items():
@@ -45,7 +53,8 @@ class RolloutJob:
         policy = CoarsePolicy(list(self.acts), self.weights, self.bias, dict(self.meta))
         learner = RLAgent("training", policy=policy, record=True)
         learner.name = "rl:training"
-        partner = make_agent(pick_partner(self.partner, self.run_seed, number), task)
+        partner_spec = pick_partner(self.partner, self.run_seed, number)
+        partner = make_agent(partner_spec, task)
         seat = task.party_ids[number % 2]
         agents = {seat: learner, task.other(seat): partner}
         dialogue = play_episode(task, agents, seed=episode_seed(self.run_seed, number))
@@ -53,6 +62,11 @@ class RolloutJob:
         outcome = dialogue.outcome
         scores = outcome.scores if outcome is not None else {}
         other = task.other(seat)
+        reference = None
+        if self.baseline == "paired":
+            again = tasks.make(self.task, **self.options)
+            played = play_episode(again, {seat: make_agent(self.base, again), again.other(seat): make_agent(partner_spec, again)}, seed=episode_seed(self.run_seed, number))
+            reference = reward(self.reward, played, seat)
         return orjson.dumps(
             {
                 "number": number,
@@ -61,6 +75,7 @@ class RolloutJob:
                 "own": float(scores.get(seat, 0.0) or 0.0),
                 "other": float(scores.get(other, 0.0) or 0.0),
                 "turns": figures.get("turns"),
+                "reference": reference,
                 "decisions": [asdict(d) for d in learner.decisions],
             },
             option=orjson.OPT_SERIALIZE_NUMPY,
