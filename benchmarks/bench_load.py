@@ -18,6 +18,8 @@ on Ctrl-C), all in the same run:
   the platform always opens SQLite).
 * `pg-redis`: a throwaway PostgreSQL cluster, a redis-server, and `duologue serve --workers 2` with
   `DUOLOGUE_REDIS_URL` (the several-process mode). Shown as "not available" when it cannot start.
+  `pg-redis:N` is the same with N workers (`--configs pg-redis:1,pg-redis:2,pg-redis:4` shows
+  whether throughput grows with workers on the cores at hand; `--workers` sets plain `pg-redis`'s).
 
 Two simulated participants per dialogue (`load/participants.py`) join a human-human study of the
 task (free of bots: both seats are "people"), each played by the task's rule agent from what the
@@ -46,6 +48,7 @@ import multiprocessing
 import os
 import queue as queue_module
 import random
+import re
 import signal
 import statistics
 import sys
@@ -427,12 +430,13 @@ def run_configuration(config: str, options: Options, console: Console | None = N
                 if profile is not None:
                     stack.close()  # stop the server so cProfile writes its stats
                     result.profile = summarize_profile(profile, console)
-            elif config == "pg-redis":
+            elif config == "pg-redis" or config.startswith("pg-redis:"):
+                workers = int(config.split(":", 1)[1]) if ":" in config else options.workers
                 database = stack.enter_context(postgres_server(port=ports.get("postgres", 0)))
                 redis_url, redis = stack.enter_context(redis_server(folder, port=ports.get("redis", 0)))
                 settings = {"DUOLOGUE_REDIS_URL": redis_url}
-                base_url, server = stack.enter_context(platform_server(folder, study, database.url, admin_token=ADMIN_TOKEN, workers=options.workers, env=settings, port=ports.get("server", 0)))
-                measure(result, "pg-redis", base_url, studies, {"server": server, "postgres": database, "redis": redis}, options, console)
+                base_url, server = stack.enter_context(platform_server(folder, study, database.url, admin_token=ADMIN_TOKEN, workers=workers, env=settings, port=ports.get("server", 0)))
+                measure(result, config, base_url, studies, {"server": server, "postgres": database, "redis": redis}, options, console)
             else:
                 raise ValueError(f"unknown configuration {config!r}; known: {', '.join(CONFIGS)}")
         except ServerUnavailable as error:
@@ -492,7 +496,7 @@ def parse_options(argv: list[str] | None = None) -> tuple[Options, list[str], Pa
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = parser.parse_args(argv)
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
-    unknown = [c for c in configs if c not in CONFIGS]
+    unknown = [c for c in configs if c not in CONFIGS and not re.fullmatch(r"pg-redis:[1-9][0-9]?", c)]
     if unknown:
         parser.error(f"unknown configuration(s) {', '.join(unknown)}; known: {', '.join(CONFIGS)}")
     if args.dialogues < 1 or args.client_processes < 1:

@@ -172,7 +172,9 @@ def test_options_refuse_unknown_configurations():
     options, _, _ = bench.parse_options(["--concurrent", "500,100,200,100", "--target-p95-ms", "30", "--redis-port", "6399"])
     assert options.sweep == [100, 200, 500] and options.concurrent == 100 and options.target_p95_ms == 30.0
     assert options.ports == {"redis": 6399}
-    for wrong in (["--concurrent", "10,x"], ["--concurrent", "0"], ["--server-port", "70000"]):
+    _, configs, _ = bench.parse_options(["--configs", "pg-redis:1,pg-redis:2,pg-redis:4"])  # a worker sweep
+    assert configs == ["pg-redis:1", "pg-redis:2", "pg-redis:4"]
+    for wrong in (["--concurrent", "10,x"], ["--concurrent", "0"], ["--server-port", "70000"], ["--configs", "pg-redis:x"], ["--configs", "pg-redis:0"]):
         with pytest.raises(SystemExit):
             bench.parse_options(wrong)
 
