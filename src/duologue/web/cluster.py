@@ -26,9 +26,10 @@ How the workers cooperate (the database is the truth, Redis only coordinates):
   that party's sockets, written when a socket opens or closes. A worker's marks count while its
   heartbeat (one key for all its sockets, renewed each lease round) is recent, so a dead worker's
   people count as gone. Each round reads it for the people the worker's own runners need.
-* The lobby is a sorted set per study (participant -> arrival time). Pairing pops the two oldest in
-  one Lua script, so two people waiting on different workers are paired with each other exactly
-  once; the seat is handed over as a short-lived key the waiting workers read in rounds.
+* The lobby (`duologue.web.lobby_redis`) is a sorted set per study (participant -> arrival
+  time). Pairing pops the two oldest in one Lua script, so two people waiting on different workers
+  are paired with each other exactly once; the seat is handed over as a short-lived key the waiting
+  workers read in rounds.
 * Redis unavailable: moves are still stored (the database decides), notices wait for the next
   change or reconnect, the listener reconnects with backoff and subscribes again, and the lobby
   and leases are written again from the workers' memory once it is back.
@@ -52,6 +53,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from duologue.web.lobby_redis import SharedLobby
+
 log = logging.getLogger(__name__)
 
 PREFIX = "duologue"
@@ -65,36 +68,6 @@ def channel(dialogue_id: str) -> str:
 class ClusterUnavailable(RuntimeError):
     """Redis cannot be reached now; the caller refuses cleanly and the client retries."""
 
-
-# Pops up to ARGV[3] pairs of the longest-waiting participants whose worker still keeps them alive
-# (ARGV[2] .. participant exists) and marks each as being seated (ARGV[1] .. participant); a waiter
-# nobody keeps alive (its worker died) is dropped on the way, never paired; an odd one out goes back.
-PAIRS_SCRIPT = """
-local out = {}
-local pending, pending_score = nil, nil
-local pairs = 0
-while pairs < tonumber(ARGV[3]) do
-  local found = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  if #found == 0 then break end
-  redis.call('ZREM', KEYS[1], found[1])
-  if redis.call('EXISTS', ARGV[2] .. found[1]) == 1 then
-    if pending then
-      redis.call('SET', ARGV[1] .. pending, '1', 'EX', 60)
-      redis.call('SET', ARGV[1] .. found[1], '1', 'EX', 60)
-      table.insert(out, pending)
-      table.insert(out, pending_score)
-      table.insert(out, found[1])
-      table.insert(out, found[2])
-      pending = nil
-      pairs = pairs + 1
-    else
-      pending, pending_score = found[1], found[2]
-    end
-  end
-end
-if pending then redis.call('ZADD', KEYS[1], pending_score, pending) end
-return out
-"""
 
 # Takes every one of KEYS (locks) with token ARGV[1] for ARGV[2] ms, or none of them.
 LOCKS_SCRIPT = """
@@ -112,21 +85,6 @@ for _, key in ipairs(KEYS) do
   if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
 end
 return 0
-"""
-
-# Takes one waiting participant out of the lobby (for a bot partner) unless someone else already did.
-TAKE_SCRIPT = """
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
-  redis.call('SET', KEYS[2], '1', 'EX', 60)
-  return 1
-end
-return 0
-"""
-
-# Puts a waiting participant (back) into the lobby unless they are being seated or have a seat.
-KEEP_SCRIPT = """
-if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
-return redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])
 """
 
 RELEASE_SCRIPT = """
@@ -161,8 +119,10 @@ def _driver_info() -> dict[str, Any]:
     return {"driver_info": DriverInfo(name="redis-py", lib_version=redis_version)}
 
 
-class Cluster:
-    """This worker's connection to the others."""
+class Cluster(SharedLobby):
+    """This worker's connection to the others (the lobby's part: `duologue.web.lobby_redis`)."""
+
+    prefix = PREFIX
 
     def __init__(self, url: str, *, lease_seconds: float = 5.0) -> None:
         self.url = url
@@ -198,6 +158,16 @@ class Cluster:
     async def close(self) -> None:
         await self._listening.aclose()
         await self.redis.aclose()
+
+    async def _pipelined(self, fill: Callable[[Any], None]) -> list[Any]:
+        """The commands `fill` queues on a pipeline, sent in one round trip (not a transaction)."""
+
+        async def send() -> list[Any]:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                fill(pipe)
+                return await pipe.execute()
+
+        return await self._call(send)
 
     async def _call(self, command: Callable[[], Awaitable[Any]]) -> Any:
         try:
@@ -276,28 +246,24 @@ class Cluster:
             return
         now = time.time()
 
-        async def write() -> None:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for dialogue_id, party in seats:
-                    pipe.zadd(self._here(dialogue_id, party), {self.worker: now})
-                    pipe.expire(self._here(dialogue_id, party), 6 * 3600)
-                await pipe.execute()
+        def write(pipe: Any) -> None:
+            for dialogue_id, party in seats:
+                pipe.zadd(self._here(dialogue_id, party), {self.worker: now})
+                pipe.expire(self._here(dialogue_id, party), 6 * 3600)
 
-        await self._call(write)
+        await self._pipelined(write)
 
     async def beat(self) -> None:
         """This worker is alive for another `alive_seconds`; the workers alive now are noted
         (one round trip, each lease round)."""
         now = time.time()
 
-        async def beat() -> list[Any]:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.zadd(f"{PREFIX}:workers", {self.worker: now})
-                pipe.zremrangebyscore(f"{PREFIX}:workers", "-inf", now - 3600)
-                pipe.zrangebyscore(f"{PREFIX}:workers", now - self.alive_seconds, "+inf")
-                return await pipe.execute()
+        def beat(pipe: Any) -> None:
+            pipe.zadd(f"{PREFIX}:workers", {self.worker: now})
+            pipe.zremrangebyscore(f"{PREFIX}:workers", "-inf", now - 3600)
+            pipe.zrangebyscore(f"{PREFIX}:workers", now - self.alive_seconds, "+inf")
 
-        self._alive = set((await self._call(beat))[-1])
+        self._alive = set((await self._pipelined(beat))[-1])
 
     async def present_elsewhere(self, dialogue_id: str, party: str) -> bool:
         """Whether another worker holds a live socket of this party."""
@@ -309,13 +275,11 @@ class Cluster:
         if not seats:
             return []
 
-        async def read() -> list[Any]:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for dialogue_id, party in seats:
-                    pipe.zrange(self._here(dialogue_id, party), 0, -1)
-                return await pipe.execute()
+        def read(pipe: Any) -> None:
+            for dialogue_id, party in seats:
+                pipe.zrange(self._here(dialogue_id, party), 0, -1)
 
-        return [any(worker != self.worker and worker in self._alive for worker in found) for found in await self._call(read)]
+        return [any(worker != self.worker and worker in self._alive for worker in found) for found in await self._pipelined(read)]
 
     # ------------------------------------------------------------------ messages between workers
 
@@ -383,109 +347,3 @@ class Cluster:
                     await pubsub.aclose()
                 except Exception:  # noqa: BLE001  closing a connection already lost
                     pass
-
-    # ------------------------------------------------------------------ the lobby
-
-    def _lobby(self, study_id: str) -> str:
-        return f"{PREFIX}:lobby:{study_id}"
-
-    def _seating(self, study_id: str) -> str:
-        return f"{PREFIX}:seating:{study_id}:"
-
-    def _seat_key(self, study_id: str, participant: str) -> str:
-        return f"{PREFIX}:seat:{study_id}:{participant}"
-
-    def _alive_key(self, study_id: str, participant: str) -> str:
-        return f"{PREFIX}:waiting:{study_id}:{participant}"
-
-    @property
-    def alive_seconds(self) -> float:
-        """A waiter not kept alive this long (its worker died) is a ghost: never paired, dropped."""
-        return max(2.0, 2 * self.lease_ms / 1000)
-
-    async def lobby_enter(self, study_id: str, participant: str, since: float) -> None:
-        """A participant starts waiting (a seat handed over earlier is dropped), in one round trip."""
-
-        async def enter() -> None:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.delete(self._seat_key(study_id, participant), self._seating(study_id) + participant)
-                pipe.set(self._alive_key(study_id, participant), "1", px=int(self.alive_seconds * 1000))
-                pipe.zadd(self._lobby(study_id), {participant: since})
-                await pipe.execute()
-
-        await self._call(enter)
-
-    async def lobby_round(self, study_id: str, waiting: list[tuple[str, float]], *, keep: bool) -> list[dict[str, Any] | None]:
-        """For this worker's waiters (participant, arrival) of a study, in one round trip: the seat
-        handed to each (`hand_seat`), or None; with `keep`, also a heartbeat for each and, after a
-        Redis restart lost the lobby, each put back unless being seated or already seated."""
-
-        async def round_trip() -> list[Any]:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for participant, _ in waiting:
-                    pipe.get(self._seat_key(study_id, participant))
-                if keep:
-                    for participant, since in waiting:
-                        pipe.set(self._alive_key(study_id, participant), "1", px=int(self.alive_seconds * 1000))
-                        keys = [self._lobby(study_id), self._seating(study_id) + participant, self._seat_key(study_id, participant)]
-                        pipe.eval(KEEP_SCRIPT, 3, *keys, participant, since)
-                return await pipe.execute()
-
-        found = await self._call(round_trip)
-        return [json.loads(value) if value else None for value in found[: len(waiting)]]
-
-    async def lobby_drop(self, study_id: str, participants: list[str]) -> None:
-        """Forget participants taken out of the lobby who will not wait on (seated already)."""
-        keys = [key for p in participants for key in (self._seating(study_id) + p, self._alive_key(study_id, p))]
-        if keys:
-            await self._call(lambda: self.redis.delete(*keys))
-
-    async def lobby_leave(self, study_id: str, participant: str) -> None:
-        try:
-            await self.redis.zrem(self._lobby(study_id), participant)
-            await self.redis.delete(self._alive_key(study_id, participant))
-        except (RedisError, OSError):
-            pass
-
-    async def lobby_pairs(self, study_id: str, limit: int) -> list[list[tuple[str, float]]]:
-        """Up to `limit` pairs of the longest-waiting participants, taken out of the lobby together
-        (ghosts dropped on the way), in one round trip."""
-        found = await self._call(lambda: self.redis.eval(PAIRS_SCRIPT, 1, self._lobby(study_id), self._seating(study_id), self._alive_key(study_id, ""), limit))
-        people = [(found[i], float(found[i + 1])) for i in range(0, len(found), 2)]
-        return [people[i : i + 2] for i in range(0, len(people), 2)]
-
-    async def lobby_take(self, study_id: str, participant: str) -> bool:
-        """Take one participant out of the lobby (for a bot); False when a pairing took them first."""
-        keys = [self._lobby(study_id), self._seating(study_id) + participant]
-        return bool(await self._call(lambda: self.redis.eval(TAKE_SCRIPT, 2, *keys, participant)))
-
-    async def lobby_return(self, study_id: str, waiting: list[tuple[str, float]]) -> None:
-        """Put participants back (their dialogue could not be started), in one round trip."""
-        if not waiting:
-            return
-
-        async def put_back() -> None:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for participant, since in waiting:
-                    pipe.delete(self._seating(study_id) + participant)
-                    pipe.zadd(self._lobby(study_id), {participant: since})
-                await pipe.execute()
-
-        await self._call(put_back)
-
-    async def hand_seats(self, study_id: str, seats: dict[str, dict[str, Any]]) -> None:
-        """Tell every worker where each participant waits (every tab) which seat they got, in one
-        round trip; kept a few minutes, for a tab that looks late, and dropped when the person
-        enters a lobby again."""
-
-        async def hand() -> None:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for participant, seat in seats.items():
-                    pipe.set(self._seat_key(study_id, participant), json.dumps(seat), ex=300)
-                    pipe.delete(self._seating(study_id) + participant)
-                await pipe.execute()
-
-        await self._call(hand)
-
-    async def lobby_size(self, study_id: str) -> int:
-        return int(await self._call(lambda: self.redis.zcard(self._lobby(study_id))))
