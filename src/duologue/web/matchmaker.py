@@ -25,7 +25,6 @@ import logging
 import random
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable, ParamSpec, TypeVar
 
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.hub import LiveHub, Made
@@ -34,8 +33,6 @@ from duologue.web.study import Partner, ScenarioPool, Study
 
 
 log = logging.getLogger(__name__)
-P = ParamSpec("P")
-T = TypeVar("T")
 
 ENTER_PATIENCE_SECONDS = 20.0
 """How long entering a shared lobby is retried while Redis is too busy to answer, before refusing."""
@@ -81,12 +78,9 @@ class Matchmaker:
     def _round(self, study: Study) -> asyncio.Lock:
         return self._rounds.setdefault(study.id, asyncio.Lock())
 
-    async def _db(self, method: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
-        return await self.storage.run(method, *args, **kwargs)
-
     # ------------------------------------------------------------------ arriving
 
-    def _existing(self, study: Study, seats: list[tuple[Seat, DialogueInfo]]) -> Seat | None:
+    def _existing(self, seats: list[tuple[Seat, DialogueInfo]]) -> Seat | None:
         """Among a participant's seats, one to send them back to: live, or finished with the questionnaire open."""
         for seat, info in reversed(seats):
             if self.hub.reachable(info):
@@ -97,7 +91,7 @@ class Matchmaker:
 
     async def existing_seat(self, study: Study, participant_id: str) -> Seat | None:
         """A dialogue to send a returning participant back to."""
-        return self._existing(study, await self._db(self.storage.seats_of_participant, participant_id, study.id))
+        return self._existing(await self.storage.run(self.storage.seats_of_participant, participant_id, study.id))
 
     def _arrival(self, study: Study, participant_id: str) -> tuple[list[tuple[Seat, DialogueInfo]], list[Partner]]:
         """In the storage's thread, at once: the participant's seats so far and the partners still open."""
@@ -105,8 +99,8 @@ class Matchmaker:
 
     async def join(self, study: Study, participant_id: str) -> Seat:
         """Wait until this participant has a seat. Cancel the await to leave the lobby."""
-        taken, open_partners = await self._db(self._arrival, study, participant_id)
-        seat = self._existing(study, taken)
+        taken, open_partners = await self.storage.run(self._arrival, study, participant_id)
+        seat = self._existing(taken)
         if seat is not None:
             return seat
         limit = study.max_dialogues_per_participant
@@ -157,7 +151,7 @@ class Matchmaker:
         return [p for p in study.partners if study.quotas.get(p.pairing) is None or counts.get(p.pairing, 0) < study.quotas[p.pairing]]
 
     async def _partners_open(self, study: Study) -> list[Partner]:
-        return await self._db(self._open, study)
+        return await self.storage.run(self._open, study)
 
     def _create(self, study: Study, humans: list[str], candidates: list[Partner]) -> Made | None:
         """In the storage's thread, as one step: the least used of `candidates` whose quota is not
@@ -176,7 +170,7 @@ class Matchmaker:
 
     async def _start(self, study: Study, humans: list[str], candidates: list[Partner]) -> dict[str, Seat] | None:
         """A dialogue for these people with one of `candidates` (`_create`), running; their seats."""
-        made = await self._db(self._create, study, humans, candidates)
+        made = await self.storage.run(self._create, study, humans, candidates)
         return await self.hub.launch(study, made) if made is not None else None
 
     async def _pair_humans(self, study: Study) -> None:
@@ -296,7 +290,7 @@ class Matchmaker:
         """In the storage's thread, under the seating lock of these people: the seats some of them
         already have (a tab on another worker was seated a moment ago: no second dialogue), or
         else a new dialogue for them (`_create`; None when there is no room)."""
-        earlier = {person: seat for person in humans if (seat := self._existing(study, self.storage.seats_of_participant(person, study.id))) is not None}
+        earlier = {person: seat for person in humans if (seat := self._existing(self.storage.seats_of_participant(person, study.id))) is not None}
         return earlier, (None if earlier else self._create(study, humans, candidates))
 
     async def _seat_shared(self, study: Study, waiting: list[tuple[str, float]], candidates: list[Partner]) -> str:
@@ -308,7 +302,7 @@ class Matchmaker:
         people = [person for person, _ in waiting]
         try:
             async with cluster.locks([f"seating:{study.id}:{person}" for person in people]):
-                earlier, made = await self._db(self._seat_or_create, study, people, candidates)
+                earlier, made = await self.storage.run(self._seat_or_create, study, people, candidates)
                 seats = await self.hub.launch(study, made) if made is not None else {}
         except BaseException:
             await cluster.lobby_return(study.id, waiting)
