@@ -95,3 +95,46 @@ def test_a_worker_hears_only_the_dialogues_it_holds(tmp_path, redis_server):
         return heard
 
     assert asyncio.run(scenario()) == ["held"]
+
+
+def test_a_page_that_stops_reading_is_closed_and_does_not_hold_up_its_partner(tmp_path, monkeypatch):
+    """A dialogue's frames go out in order, one broadcast at a time: a socket that takes no frame
+    (its page stopped reading) would hold up the partner's. It is closed after `SEND_SECONDS`."""
+    from duologue.web import live as live_module
+
+    monkeypatch.setattr(live_module, "SEND_SECONDS", 0.2)
+    study = Study(id="people", task="casino-v0", partners=[Partner(kind="human")])
+    settings = fast_settings(tmp_path)
+
+    class Stuck(Socket):
+        def __init__(self) -> None:
+            super().__init__()
+            self.closed_with: int | None = None
+
+        async def send_text(self, text: str) -> None:
+            if self.frames:  # takes the first frame, then never another
+                await asyncio.Event().wait()
+            self.frames.append(text)
+
+        async def close(self, code: int = 1000) -> None:
+            self.closed_with = code
+
+    async def scenario() -> tuple[Stuck, Socket, bool]:
+        hub = LiveHub(Storage(settings.database_url), settings, {study.id: study})
+        seats = await hub.start(study, humans=["ann", "ben"], bot=None, pairing="people", scenario_key="k", scenario=None, seed=3)
+        live = hub.dialogues[seats["ann"].dialogue_id]
+        stuck, reading = Stuck(), Socket()
+        await live.connect(seats["ann"].party, stuck, deltas=True)
+        await live.connect(seats["ben"].party, reading, deltas=True)
+        mover = "ann" if live.task.to_move == seats["ann"].party else "ben"
+        before = len(reading.frames)
+        assert await asyncio.wait_for(live.move(seats[mover].party, actions.Say(text="hello"), "m1"), 5)
+        await asyncio.sleep(0.1)  # the close runs in the background
+        still_connected = stuck in live.occupants[seats["ann"].party].connections
+        shown = len(reading.frames) > before
+        await hub.close()
+        return stuck, reading, still_connected and shown
+
+    stuck, reading, both = asyncio.run(asyncio.wait_for(scenario(), 20))  # without the limit a stuck page would hold this forever
+    assert stuck.closed_with == 1013 and not both
+    assert any('"hello"' in frame for frame in reading.frames)

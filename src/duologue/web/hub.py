@@ -6,6 +6,7 @@ import asyncio
 import random
 import time
 import uuid
+from typing import Any, Coroutine
 
 from duologue.core.schema import Dialogue, Event, Party, Scenario, SystemNote
 from duologue.core.task import Task
@@ -191,8 +192,12 @@ class LiveHub(Leases):
     def _forget(self, dialogue_id: str) -> None:
         self.dialogues.pop(dialogue_id, None)
         if self.cluster is not None:
-            self._background.append(asyncio.get_running_loop().create_task(self.cluster.unfollow(dialogue_id)))
-            self._background = [t for t in self._background if not t.done()]
+            self.in_background(self.cluster.unfollow(dialogue_id))
+
+    def in_background(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run `work` on this loop without waiting for it (cancelled when the hub closes)."""
+        self._background = [t for t in self._background if not t.done()]
+        self._background.append(asyncio.get_running_loop().create_task(work))
 
     def live_count(self) -> dict[str, int]:
         """People in dialogues now, per study."""

@@ -59,6 +59,10 @@ class MoveRefused(ValueError):
         self.status = status
 
 
+SEND_SECONDS = 10.0
+"""A page that takes no frame for this long (it stopped reading its socket) is closed: its
+dialogue's frames go out in order, one broadcast at a time, and would wait for it."""
+
 INTERRUPTED = "interrupted"
 """The end reason of a dialogue the platform cut off (a restart, a shutdown), not the parties."""
 
@@ -205,10 +209,14 @@ class LiveDialogue(Presence, Bots, Clocks):
             if frame is None:
                 continue
             try:
-                await connection.send_text(encode(frame))
-            except Exception:  # noqa: BLE001  a socket closing while we write: its handler cleans up
+                async with asyncio.timeout(SEND_SECONDS):
+                    await connection.send_text(encode(frame))
+            except Exception:  # noqa: BLE001  a socket closing while we write (its handler cleans up), or one that stopped reading
                 occupant.connections.discard(connection)
                 occupant.frames.forget(connection)
+                close = getattr(connection, "close", None)
+                if close is not None:  # a page that stopped reading reconnects, and gets the whole state
+                    self.hub.in_background(close(code=1013))
 
     async def send_everywhere(self, party: str, message: dict[str, Any]) -> None:
         """To every connection of `party`, on this worker and (multi-process) on the others. A
