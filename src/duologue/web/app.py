@@ -25,6 +25,7 @@ from duologue.web.limits import LimitsMiddleware, MoveLimit
 from duologue.web.hub import LiveHub
 from duologue.web.matchmaker import Matchmaker
 from duologue.web.settings import Settings
+from duologue.web.collector import Collector
 from duologue.web.storage import Storage, StorageUnavailable
 from duologue.web.study import Study, default_studies, load_studies
 
@@ -183,7 +184,12 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
             state.warmer = BotWarmer()
             state.warmer.start(state.studies.values())
             await state.warmer.wait_all()
+        collector = Collector(settings.gc_full_seconds) if settings.gc_full_seconds else None
+        if collector is not None:  # full collections on a timer, not whenever the heap grows
+            collector.start()
         yield
+        if collector is not None:
+            await collector.stop()
         if state.warmer is not None:
             state.warmer.close()
         await matchmaker.close()

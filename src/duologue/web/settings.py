@@ -49,6 +49,10 @@ class Settings(BaseSettings):
     SQLite, whose calls are short and CPU-bound (a thread would only make the loop wait for
     Python's interpreter lock; `benchmarks/bench_load.py` measured p95 2-4x worse with one), and
     4 for a database server, whose round trips wait on the network and overlap. 0: on the loop."""
+    gc_full_seconds: float = Field(default=60.0, ge=0)
+    """While the platform runs, Python's full garbage collections come every this many seconds
+    instead of whenever the heap grows (`duologue.web.collector`: a full collection of a busy heap
+    stops every frame for up to a few hundred ms). 0: Python's own schedule."""
     redis_url: str | None = None
     """`redis://host:port/0` switches on multi-process mode (see `duologue.web.cluster`): several
     workers share the database (PostgreSQL) and route moves, views and the lobby through Redis.
