@@ -99,6 +99,9 @@ def test_training_moves_the_policy_checkpoints_and_resumes(tmp_path):
     assert seen[-1] == 8 and len(curve) == 2
     assert np.abs(policy.weights).sum() > 0  # a gradient step was taken
     assert out.exists() and checkpoint_path(out).exists()
+    recorded = CoarsePolicy.load(out).meta  # the file says how to train it again
+    assert {k: recorded[k] for k in ("reward", "seed", "baseline", "batch", "lr", "episodes")} == {
+        "reward": "length", "seed": 3, "baseline": "mean", "batch": 4, "lr": config.lr, "episodes": 8}
     run = checkpoint_path(out).parent
     assert (run / "curve.png").stat().st_size > 0 and "<table>" in (run / "curve.html").read_text()
     longer = TrainConfig(**{**config.model_dump(), "episodes": 8})

@@ -114,7 +114,8 @@ def train(
     if config.reward not in REWARDS:
         raise ValueError(f"unknown reward {config.reward!r}: choose one of {', '.join(REWARDS)}")
     torch.manual_seed(config.seed)
-    meta = {"task": config.task, "base": config.base, "reward": config.reward, "partner": config.partner, "seed": config.seed, "turns": "exact" if config.turns else False}
+    meta = {"task": config.task, "base": config.base, "reward": config.reward, "partner": config.partner, "seed": config.seed, "turns": "exact" if config.turns else False,
+            "baseline": config.baseline, "batch": config.batch, "lr": config.lr}
     ckpt = checkpoint_path(out, run_dir)
     ckpt.parent.mkdir(parents=True, exist_ok=True)
     saved = torch.load(ckpt, weights_only=False) if resume and ckpt.exists() else None
