@@ -264,10 +264,10 @@ class CraigslistModularAgent(PriceOptions, ModularAgent):
             return actions.Quit()
         price: float | None = None
         if act == "init-price":
-            price = self._priced("init-price", observation, planner._round(planner.opening), bold=self._bold(), target=self._nice(planner.target))
+            price = self._priced("init-price", observation, planner._round(planner.opening), bold=self._bold())
         elif act == "counter-price":
             if planner.my_price is None:
-                price = self._priced("init-price", observation, planner._round(planner.opening), bold=self._bold(), target=self._nice(planner.target))
+                price = self._priced("init-price", observation, planner._round(planner.opening), bold=self._bold())
             else:
                 usual = planner._concede()
                 small = self._nice(planner.my_price + (usual - planner.my_price) / 2)

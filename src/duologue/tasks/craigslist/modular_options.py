@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from duologue.tasks.craigslist.agents import CraigslistRuleAgent
 
 OPTIONS: dict[str, tuple[str, ...]] = {
-    "init-price": ("step", "bold", "target"),
+    "init-price": ("step", "bold"),
     "counter-price": ("step", "hold", "small", "meet", "fair"),
     "offer": ("step", "hold", "meet", "fair"),
     "answer": ("accept", "reject"),
@@ -25,9 +25,7 @@ OPTIONS: dict[str, tuple[str, ...]] = {
 """The argument variants of the number-carrying acts, and the answer to an offer (see `choose_option`).
 
 `step` is what the price manager does (its opening, its usual concession, its offer), `bold` an
-opening further from the partner, `target` an opening at the agent's own target (a buyer's planner
-opens a little under it, so the midpoint of the two openings, where partners who split the
-difference meet, lies on the buyer's side of the fair price), `hold` my last price again, `small` half the usual concession,
+opening further from the partner, `hold` my last price again, `small` half the usual concession,
 `meet` halfway between my last price and the partner's, `fair` the price halfway between my target
 and the partner's first price (`fair_price`: CoCoA's fair price is the midpoint of the two targets, and
 a first price is the partner's best sign of its target), never past my limit nor back from a
