@@ -337,6 +337,28 @@ def clear_cache() -> None:
     _WARNED.clear()
 
 
+# ---------------------------------------------------------------------------- argument variants
+
+
+class OptionChoices:
+    """Argument variants a task's modular agent offers a learned strategy (a mixin for the task's agent).
+
+    At a decision point (`point`: an act that carries numbers, or an answer) the task's code computes
+    the variants it allows, its planner's own first, and asks `choose_option`; the plain agent always
+    plays the first, and a learned strategy (`rl:`) replaces `choose_option` to pick one."""
+
+    option_variants: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    """Every decision point and its variants (`point` -> options), the planner's own first."""
+
+    def option_names(self) -> list[str]:
+        """Every `point:option` a learned policy may choose (its vocabulary beside the acts)."""
+        return [f"{point}:{option}" for point, options in self.option_variants.items() for option in options]
+
+    def choose_option(self, point: str, context: Sequence[str], options: Sequence[str]) -> str:
+        """Which variant to play at `point`: the planner's own, always the first."""
+        return options[0]
+
+
 # ---------------------------------------------------------------------------- the agent
 
 

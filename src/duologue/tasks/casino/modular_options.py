@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
+from duologue.agents.modular import OptionChoices
 from duologue.core import actions
 from duologue.core.task import Observation
 from duologue.tasks.casino.rules import ISSUES, WALK_AWAY_POINTS, complement
@@ -49,23 +50,16 @@ def balance(mine: float, theirs: float) -> str:
     return f"balance={'far-' if abs(lead) > FAR else ''}{side}"
 
 
-class StrategyOptions:
+class StrategyOptions(OptionChoices):
     """The argument variants of the CaSiNo modular agent (a mixin: the agent supplies its planner and context)."""
+
+    option_variants = OPTIONS
 
     planner: CasinoRuleAgent
     needs_said: set[str]
 
     def context(self, observation: Observation) -> tuple[str, ...]:  # pragma: no cover - the agent's own
         raise NotImplementedError
-
-    def option_names(self) -> list[str]:
-        """Every `point:option` a learned policy may choose (its vocabulary beside the acts)."""
-        return [f"{point}:{option}" for point, options in OPTIONS.items() for option in options]
-
-    def choose_option(self, point: str, context: Sequence[str], options: Sequence[str]) -> str:
-        """Which variant to play at `point` (`propose` or `answer`): the planner's own, always the first.
-        A learned strategy (`rl:`) replaces this; the modular agent itself plays exactly as its planner says."""
-        return options[0]
 
     def expected(self, split: dict[str, int]) -> tuple[int, float]:
         """(my points, the partner's points the belief expects) of a split in which I keep `split`."""

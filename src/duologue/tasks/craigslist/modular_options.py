@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Sequence
 
+from duologue.agents.modular import OptionChoices
 from duologue.core.task import Observation
 
 if TYPE_CHECKING:
@@ -35,8 +36,10 @@ FAIR_WITHIN = 0.2
 price counts as fair (`fair=even`)."""
 
 
-class PriceOptions:
+class PriceOptions(OptionChoices):
     """The argument variants of the CraigslistBargain modular agent (a mixin: the agent supplies its planner and context)."""
+
+    option_variants = OPTIONS
 
     planner: CraigslistRuleAgent
     their_first: float | None = None
@@ -44,15 +47,6 @@ class PriceOptions:
 
     def context(self, observation: Observation) -> tuple[str, ...]:  # pragma: no cover - the agent's own
         raise NotImplementedError
-
-    def option_names(self) -> list[str]:
-        """Every `point:option` a learned policy may choose (its vocabulary beside the acts)."""
-        return [f"{point}:{option}" for point, options in OPTIONS.items() for option in options]
-
-    def choose_option(self, point: str, context: Sequence[str], options: Sequence[str]) -> str:
-        """Which variant to play at `point` (an act or `answer`): the price manager's own, always the first.
-        A learned strategy (`rl:`) replaces this; the modular agent itself plays exactly as its planner says."""
-        return options[0]
 
     def _option(self, point: str, observation: Observation, options: Sequence[str]) -> str:
         return options[0] if len(options) < 2 else self.choose_option(point, self.option_context(observation), options)
