@@ -17,7 +17,7 @@ def vocabulary(task_id: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("task_id", "expected"), [
-    ("craigslist-v0", {"counter-price:step", "counter-price:hold", "counter-price:meet", "offer:step", "answer:reject", "init-price:bold"}),
+    ("craigslist-v0", {"counter-price:step", "counter-price:hold", "counter-price:meet", "counter-price:fair", "offer:fair", "offer:step", "answer:reject", "init-price:bold"}),
     ("casino-v0", {"propose:plan", "propose:greedy", "propose:even", "answer:accept", "answer:reject"}),
 ])
 def test_the_vocabulary_holds_the_acts_and_their_variants(task_id, expected):
