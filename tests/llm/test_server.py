@@ -8,12 +8,15 @@ import select
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 import httpx
 import pytest
 from typer.testing import CliRunner
 
 from duologue.cli import app
+from duologue.llm import server as server_module
 from duologue.llm.server import LocalServer, ServerOptions, ServerProcess, bundled_model_path, check_model_file
 from duologue.llm.settings import LLMConfigError, LLMError
 
@@ -136,3 +139,40 @@ def test_cli_serve_runs_until_interrupted(needs_local_model):
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_cli_serve_stops_cleanly_when_interrupted_as_soon_as_it_is_announced(needs_local_model):
+    command = [sys.executable, "-m", "duologue.cli", "llm", "serve", "--port", "0", "--context", "1024"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "200"})
+    try:
+        assert "serving smollm2" in first_line_within(process, READY_SECONDS)
+        process.send_signal(signal.SIGINT)  # while the second line may still be on its way
+        out, err = process.communicate(timeout=READY_SECONDS)
+        assert process.returncode == 0 and "stopped" in out and "Traceback" not in err, (process.returncode, out, err)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+class NeverStops:
+    """A server whose shutdown hangs (as llama.cpp's can), for the foreground loop's time limit."""
+
+    def __init__(self) -> None:
+        self.asked = threading.Event()
+
+    def stop(self) -> None:
+        self.asked.set()
+        threading.Event().wait()
+
+
+def test_a_shutdown_that_hangs_is_given_up_after_the_time_limit(monkeypatch):
+    monkeypatch.setattr(server_module, "STOP_SECONDS", 0.2)
+    hung = NeverStops()
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    started = time.monotonic()
+    assert server_module.serve_until_stopped(hung, announce=interrupted) is False  # type: ignore[arg-type]
+    assert hung.asked.is_set() and time.monotonic() - started < 5

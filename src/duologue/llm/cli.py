@@ -6,6 +6,8 @@ Registered on the main command by `duologue.cli` (`app.add_typer(llm_app, name="
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -41,10 +43,17 @@ def serve(
         server = LocalServer(ServerOptions(model=model, host=host, port=port, context=context, parallel=parallel, threads=threads)).start()
     except LLMError as error:
         raise _fail(str(error)) from None
-    console.print(f"serving [bold]{server.options.model_name}[/] at [bold]{server.url}[/] (Ctrl-C stops)")
-    console.print(f"use it with: DUOLOGUE_LLM_BASE_URL={server.url} duologue play --agents llm:local ...", highlight=False)
-    serve_until_stopped(server)
-    console.print("stopped")
+
+    def announce() -> None:
+        console.print(f"serving [bold]{server.options.model_name}[/] at [bold]{server.url}[/] (Ctrl-C stops)")
+        console.print(f"use it with: DUOLOGUE_LLM_BASE_URL={server.url} duologue play --agents llm:local ...", highlight=False)
+
+    if serve_until_stopped(server, announce=announce):
+        console.print("stopped")
+        return
+    console.print("stopped (llama.cpp did not shut down in time; exiting anyway)")
+    sys.stdout.flush()
+    os._exit(0)  # its threads would otherwise hold the process
 
 
 @llm_app.command()

@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from duologue.llm.settings import LOCAL_MODEL_NAME, LLMConfigError, LLMError, LLMSettings
 
@@ -331,12 +331,22 @@ def stop_shared_local_server() -> None:
 # --------------------------------------------------------------------------- foreground serving
 
 
-def serve_until_stopped(server: LocalServer, *, watch_parent: bool = False) -> None:
-    """Block while `server` runs; return on SIGINT / SIGTERM (or when the parent process dies)."""
+STOP_SECONDS = 20.0
+"""How long a foreground server waits for llama.cpp to shut down before its process exits anyway."""
+
+
+def serve_until_stopped(server: LocalServer, *, watch_parent: bool = False, announce: Callable[[], None] | None = None) -> bool:
+    """Block while `server` runs; return on SIGINT / SIGTERM (or when the parent process dies).
+
+    `announce` runs once the signals are handled, so a Ctrl-C that comes as soon as the server is
+    announced still stops it cleanly. Returns whether llama.cpp shut down within `STOP_SECONDS`
+    (the caller's process should exit at once when it did not)."""
     stop = threading.Event()
     parent = os.getppid()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
+        if announce is not None:
+            announce()
         while not stop.wait(0.5):
             if watch_parent and os.getppid() != parent:
                 break
@@ -344,7 +354,10 @@ def serve_until_stopped(server: LocalServer, *, watch_parent: bool = False) -> N
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
-        server.stop()
+    stopping = threading.Thread(target=server.stop, name="llm-stop", daemon=True)
+    stopping.start()
+    stopping.join(STOP_SECONDS)
+    return not stopping.is_alive()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -368,9 +381,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(json.dumps({"error": str(error)}) + "\n")
         sys.stdout.flush()
         return 2
-    sys.stdout.write(json.dumps({"url": server.url, "pid": os.getpid()}) + "\n")
-    sys.stdout.flush()
-    serve_until_stopped(server, watch_parent=True)
+
+    def announce() -> None:
+        sys.stdout.write(json.dumps({"url": server.url, "pid": os.getpid()}) + "\n")
+        sys.stdout.flush()
+
+    if not serve_until_stopped(server, watch_parent=True, announce=announce):
+        os._exit(0)  # llama.cpp did not shut down: its threads would hold the process
     return 0
 
 
