@@ -141,9 +141,15 @@ def test_cli_serve_runs_until_interrupted(needs_local_model):
             process.wait()
 
 
-def test_cli_serve_stops_cleanly_when_interrupted_as_soon_as_it_is_announced(needs_local_model):
+def ignoring_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a shell leaves a job it starts in the background
+
+
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_cli_serve_stops_cleanly_when_interrupted_as_soon_as_it_is_announced(needs_local_model, inherited):
     command = [sys.executable, "-m", "duologue.cli", "llm", "serve", "--port", "0", "--context", "1024"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "200"})
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "200"},
+                               preexec_fn=ignoring_interrupts if inherited == "ignored" else None)
     try:
         assert "serving smollm2" in first_line_within(process, READY_SECONDS)
         process.send_signal(signal.SIGINT)  # while the second line may still be on its way
@@ -171,7 +177,7 @@ def test_a_shutdown_that_hangs_is_given_up_after_the_time_limit(monkeypatch):
     hung = NeverStops()
 
     def interrupted() -> None:
-        raise KeyboardInterrupt
+        signal.raise_signal(signal.SIGINT)
 
     started = time.monotonic()
     assert server_module.serve_until_stopped(hung, announce=interrupted) is False  # type: ignore[arg-type]

@@ -343,17 +343,18 @@ def serve_until_stopped(server: LocalServer, *, watch_parent: bool = False, anno
     (the caller's process should exit at once when it did not)."""
     stop = threading.Event()
     parent = os.getppid()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # Both signals are handled here, SIGINT included: a process started in the background by a
+    # shell inherits SIGINT ignored, and Ctrl-C (or `kill -INT`) must still stop the server.
+    previous = {number: signal.signal(number, lambda *_: stop.set()) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         if announce is not None:
             announce()
         while not stop.wait(0.5):
             if watch_parent and os.getppid() != parent:
                 break
-    except KeyboardInterrupt:
-        pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     stopping = threading.Thread(target=server.stop, name="llm-stop", daemon=True)
     stopping.start()
     stopping.join(STOP_SECONDS)
