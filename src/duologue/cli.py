@@ -277,7 +277,7 @@ def list_tasks() -> None:
 @app.command(context_settings=AGENT_LIST_COMMAND)
 def play(
     ctx: typer.Context,
-    task: Annotated[str, typer.Option("--task", "-t", help="Task id, e.g. casino-v0 (see `duologue tasks`).")],
+    task: Annotated[str, typer.Option("--task", "-t", help="Task id (see `duologue tasks`).")],
     agents: Annotated[list[str], typer.Option("--agents", "-a", help=f"Two agent specs in the task's party order (one: it plays both), {AGENTS_FORMS}.")],
     episodes: Annotated[int, typer.Option("-n", "--episodes", min=1, help="Number of episodes.")] = 100,
     seed: Annotated[int, typer.Option(help="Run seed; each episode's seed derives from it.")] = 0,

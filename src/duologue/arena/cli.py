@@ -28,7 +28,7 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
 
 def tournament_command(
     ctx: typer.Context,
-    task: Annotated[str, typer.Option("--task", "-t", help="Task id, e.g. casino-v0 (see `duologue tasks`).")],
+    task: Annotated[str, typer.Option("--task", "-t", help="Task id (see `duologue tasks`).")],
     agents: Annotated[list[str], typer.Option("--agents", "-a", help=f"Agent specs (repeats dropped), {AGENTS_FORMS}.")],
     episodes: Annotated[int, typer.Option("-n", "--episodes", min=1, help="Episodes per ordered pairing.")] = 50,
     workers: Annotated[int, typer.Option(min=1, help="Processes playing in parallel.")] = 1,

@@ -26,7 +26,7 @@ def train_policy_command(
     address: Annotated[Optional[str], typer.Option(help="Ray cluster address (with --backend ray).")] = None,
     run_dir: Annotated[Optional[Path], typer.Option("--run-dir", help="Folder for the checkpoint and the learning curve; default: runs/<task>-<reward>.")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Ignore an existing checkpoint and start over.")] = False,
-    baseline: Annotated[str, typer.Option(help="mean (a running mean of the rewards) or paired (the supervised agent's reward in the same game: less noise where the scenario decides much of the score, as in CaSiNo).")] = "mean",
+    baseline: Annotated[str, typer.Option(help="mean (a running mean of the rewards) or paired (the supervised agent's reward in the same game: less noise where the scenario alone decides much of the score).")] = "mean",
     turns: Annotated[bool, typer.Option("--turns/--no-turns", help="Let the policy see a coarse count of the turns left (--no-turns: the context of the base agent only).")] = True,
 ) -> None:
     """Improve the supervised act policy by policy gradient in self-play (He et al. 2018's RL stage); resumable."""
