@@ -166,10 +166,11 @@ class NeverStops:
 
     def __init__(self) -> None:
         self.asked = threading.Event()
+        self.released = threading.Event()
 
     def stop(self) -> None:
         self.asked.set()
-        threading.Event().wait()
+        self.released.wait()  # until the test is over: no thread left behind
 
 
 def test_a_shutdown_that_hangs_is_given_up_after_the_time_limit(monkeypatch):
@@ -180,5 +181,8 @@ def test_a_shutdown_that_hangs_is_given_up_after_the_time_limit(monkeypatch):
         signal.raise_signal(signal.SIGINT)
 
     started = time.monotonic()
-    assert server_module.serve_until_stopped(hung, announce=interrupted) is False  # type: ignore[arg-type]
-    assert hung.asked.is_set() and time.monotonic() - started < 5
+    try:
+        assert server_module.serve_until_stopped(hung, announce=interrupted) is False  # type: ignore[arg-type]
+        assert hung.asked.is_set() and time.monotonic() - started < 5
+    finally:
+        hung.released.set()
