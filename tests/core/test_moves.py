@@ -39,3 +39,55 @@ def test_a_count_out_of_range_names_its_field():
 
 def test_a_kind_not_allowed_now_lists_the_allowed_ones():
     assert moves.validate(SCHEMA, {"kind": "walk-away"}) == "'walk-away' is not a move allowed now (allowed: submit-deal, say)"
+
+
+def _every_move_schema():
+    """Each registered task's move schemas, for both parties at the start of an episode."""
+    from duologue.tasks import make, task_ids
+
+    found = []
+    for task_id in task_ids():
+        task = make(task_id)
+        task.reset(seed=3)
+        for party in task.party_ids:
+            found.extend(moves.options(task.action_schema(party)))
+    return found
+
+
+MOVE_SCHEMAS = _every_move_schema()
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 12) | st.floats(-2, 12, allow_nan=False) | st.text(max_size=8), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)
+
+
+@st.composite
+def move_like(draw):
+    """A move schema and a value near it: a sampled legal move with some fields replaced by noise."""
+    import random
+
+    schema = draw(st.sampled_from(MOVE_SCHEMAS))
+    value = moves.sample(schema, random.Random(draw(st.integers(0, 10_000))))
+
+    def nudge(leaf):  # a number or a text pushed past its bounds, now and then
+        if isinstance(leaf, dict):
+            return {k: nudge(v) for k, v in leaf.items()}
+        if isinstance(leaf, (int, float)) and not isinstance(leaf, bool) and draw(st.booleans()):
+            return draw(st.integers(-5, 10**7) | st.floats(-5, 10**7, allow_nan=False) | st.sampled_from([leaf + 1, leaf - 1, leaf + 0.5]))
+        if isinstance(leaf, str) and draw(st.integers(0, 3)) == 0:
+            return draw(st.sampled_from(["", "x" * 5000, leaf * 3]))
+        return leaf
+
+    if isinstance(value, dict):
+        value = {k: (v if k == "kind" else nudge(v)) for k, v in value.items()}
+        for name in draw(st.lists(st.sampled_from(sorted(value) + ["extra"]), max_size=2)):
+            value[name] = draw(JSON)
+        dropped = draw(st.sampled_from([None, *sorted(k for k in value if k != "kind")]))
+        value.pop(dropped, None)
+    return schema, value
+
+
+@settings(derandomize=True, max_examples=600, print_blob=True)
+@given(move_like())
+def test_every_tasks_moves_validate_exactly_as_json_schema_says(case):
+    """The fast check `validate` tries first may only ever skip the full validator for a move that fits."""
+    schema, value = case
+    reference = jsonschema.Draft202012Validator(schema).is_valid(value)
+    assert (moves.validate(moves.action_schema([schema]), value) is None) == reference, value

@@ -149,7 +149,9 @@ def validate(schema: Schema, data: Any) -> str | None:
         return f"{kind!r} is not a move allowed now (allowed: {', '.join(kinds(schema)) or 'nothing'})"
     # field by field first (so a count out of range is named), then how the fields fit together
     fields_only = {k: v for k, v in target.items() if k != "anyOf"}
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(fields_only).iter_errors(data))
+    error = None  # a move that plainly fits skips the general validator, which is needed only to name a problem
+    if not _conforms(fields_only, data):
+        error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(fields_only).iter_errors(data))
     if error is None and "anyOf" in target:
         if not any(_fits(combo, data) for combo in target["anyOf"]):
             complement = target.get("x-complement")
@@ -160,6 +162,61 @@ def validate(schema: Schema, data: Any) -> str | None:
         return None
     where = ".".join(str(p) for p in error.absolute_path)
     return f"{kind}: {where + ': ' if where else ''}{error.message}"
+
+
+_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment"})
+_TYPES: dict[str, Any] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+}
+
+
+def _conforms(schema: Schema, value: Any) -> bool:
+    """Whether `value` surely fits `schema`, read with only the keywords move schemas use (see the
+    module's docstring). False means "not surely": a keyword outside that set, or a value that
+    breaks one; the caller then asks a full validator, so this can only make validation faster."""
+    if not isinstance(schema, dict):  # a boolean schema
+        return schema is True
+    for keyword, rule in schema.items():
+        if keyword in _ANNOTATIONS or keyword.startswith("x-"):
+            continue
+        if keyword == "type":
+            names = rule if isinstance(rule, list) else [rule]
+            if not any(name in _TYPES and _TYPES[name](value) for name in names):
+                return False
+        elif keyword == "const":
+            if not _same(value, rule):
+                return False
+        elif keyword == "enum":
+            if not any(_same(value, option) for option in rule):
+                return False
+        elif keyword in ("minimum", "maximum"):
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if number and (value < rule if keyword == "minimum" else value > rule):
+                return False
+        elif keyword in ("minLength", "maxLength"):
+            if isinstance(value, str) and (len(value) < rule if keyword == "minLength" else len(value) > rule):
+                return False
+        elif keyword == "required":
+            if isinstance(value, dict) and not all(name in value for name in rule):
+                return False
+        elif keyword == "properties":
+            if isinstance(value, dict) and not all(_conforms(rule[name], item) for name, item in value.items() if name in rule):
+                return False
+        elif keyword == "additionalProperties":
+            if not isinstance(value, dict):
+                continue
+            extra = [item for name, item in value.items() if name not in schema.get("properties", {})]
+            if rule is False and extra or isinstance(rule, dict) and not all(_conforms(rule, item) for item in extra):
+                return False
+        else:
+            return False
+    return True
 
 
 def _fits(alternative: Schema, data: dict[str, Any]) -> bool:
