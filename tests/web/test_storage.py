@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from duologue.core.schema import Message
-from duologue.web.storage import EventBatchItem, EventConflict, Storage
+from duologue.web.storage import EventBatchItem, EventConflict, Storage, StorageUnavailable
 
 OLD_EVENTS_TABLE = "CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, dialogue_id VARCHAR, seq INTEGER, data TEXT)"
 
@@ -94,4 +94,18 @@ def test_a_batch_keeps_every_move_but_a_repeated_one(tmp_path):
     with pytest.raises(EventConflict):
         storage.add_events("d2", 1, [Message(party="a", text="a retried move")], "x")  # the move id is taken
     assert [e.text for e in storage.events("d2")] == ["fresh"]
+    storage.close()
+
+
+def test_a_failing_write_of_a_move_is_reported_as_storage_unavailable_and_keeps_nothing(tmp_path):
+    """Moves are written on the driver's own connection (`plain_sql`): a database error still
+    reaches the platform as `StorageUnavailable` (a 503 to the page), and the half-done
+    transaction is rolled back."""
+    storage = Storage(f"sqlite:///{tmp_path / 'platform.db'}")
+    storage.add_events("d1", 0, [Message(party="a", text="first")], "m1")
+    with sqlite3.connect(tmp_path / "platform.db") as connection:
+        connection.execute("ALTER TABLE moves RENAME TO moves_elsewhere")
+    with pytest.raises(StorageUnavailable, match="OperationalError"):
+        storage.add_events("d1", 1, [Message(party="b", text="second")], "m2")
+    assert [e.text for e in storage.events("d1")] == ["first"]
     storage.close()

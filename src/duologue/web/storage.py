@@ -32,6 +32,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from duologue.core.schema import Dialogue, Event, Rating
 from duologue.web import counters
+from duologue.web.plain_sql import PlainStatement, PlainWriter
 
 _EVENT = TypeAdapter(Event)
 log = logging.getLogger(__name__)
@@ -210,8 +211,6 @@ def _sqlite_write_ahead(connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-_INSERT_EVENTS = insert(EventRow)
-_INSERT_MOVES = insert(MoveRow)
 _INSERT_DIALOGUE = insert(DialogueRow)
 _INSERT_SEATS = insert(SeatRow)
 _MOVE_SEEN = select(MoveRow.seq).where(MoveRow.dialogue_id == bindparam("dialogue_id"), MoveRow.move_id == bindparam("move_id"))
@@ -256,6 +255,9 @@ class Storage:
         if built is not None:
             log.info("quota counters built from the stored dialogues (%s)", ", ".join(built) or "every study")
         self._session = sessionmaker(self.engine, expire_on_commit=False)
+        self._writer = PlainWriter(self.engine)
+        self._insert_events = PlainStatement(self.engine, insert(EventRow), ("dialogue_id", "seq", "data"))
+        self._insert_moves = PlainStatement(self.engine, insert(MoveRow), ("dialogue_id", "move_id", "seq"))
 
     def _guard_event_numbers(self) -> None:
         """Give a database made before events were unique per (dialogue, seq) that guard too.
@@ -321,13 +323,17 @@ class Storage:
         """Store several moves' events in one transaction (the live platform's storage thread sends
         whatever queued up together); returns, per item, None or the `EventConflict` that kept it out.
 
-        Plain inserts, no ORM session: this is the platform's hottest write. When one item
+        Plain inserts on the driver's connection (`plain_sql`): this is the platform's hottest write. When one item
         conflicts, the transaction is rolled back and each item is stored in a transaction of its
         own, so the others are kept and only the repeat is refused.
         """
         try:
-            with self.engine.begin() as connection:
-                self._insert_items(connection, items)
+            self._writer.run(
+                [
+                    (self._insert_events, [{"dialogue_id": i.dialogue_id, "seq": i.first_seq + n, "data": data} for i in items for n, data in enumerate(i.events)]),
+                    (self._insert_moves, [{"dialogue_id": i.dialogue_id, "move_id": i.move_id, "seq": i.first_seq} for i in items if i.move_id is not None]),
+                ]
+            )
             return [None] * len(items)
         except IntegrityError:
             if len(items) == 1:
@@ -336,15 +342,6 @@ class Storage:
         for item in items:
             outcomes.append(self.add_event_batch([item])[0])
         return outcomes
-
-    @staticmethod
-    def _insert_items(connection: Any, items: list[EventBatchItem]) -> None:
-        events = [{"dialogue_id": i.dialogue_id, "seq": i.first_seq + n, "data": data} for i in items for n, data in enumerate(i.events)]
-        if events:
-            connection.execute(_INSERT_EVENTS, events)
-        moves = [{"dialogue_id": i.dialogue_id, "move_id": i.move_id, "seq": i.first_seq} for i in items if i.move_id is not None]
-        if moves:
-            connection.execute(_INSERT_MOVES, moves)
 
     def events(self, dialogue_id: str, since: int = 0) -> list[Event]:
         """A dialogue's stored events from number `since` on, in order."""

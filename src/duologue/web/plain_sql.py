@@ -1,0 +1,82 @@
+"""The platform's hottest writes, run on the database driver's own connection.
+
+A person's move stores its events and its move id: two inserts and a commit, hundreds of times a
+second at a busy study. Through SQLAlchemy's `Connection` the statement bookkeeping (a cache key,
+an execution context, a transaction object) cost about as much as SQLite's own work; here each
+statement is compiled once for the engine's dialect and executed with the driver's `executemany`
+on a pooled connection, which halves the cost of a move's write (`benchmarks/bench_storage.py`).
+
+Errors keep SQLAlchemy's types, so callers see the same `IntegrityError` (a repeated event number
+or move id) and `DBAPIError` (the database cannot be reached) as from any other storage call.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, StatementError
+from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
+
+
+class PlainStatement:
+    """One insert or update, compiled for `engine`'s driver; rows are given as dicts."""
+
+    def __init__(self, engine: Engine, statement: ClauseElement, keys: Sequence[str]) -> None:
+        compiled = statement.compile(dialect=engine.dialect, column_keys=list(keys))
+        assert isinstance(compiled, SQLCompiler)
+        self.sql = compiled.string
+        self.positional = bool(compiled.positiontup)
+        self.order = list(compiled.positiontup or [])
+        self.names = {name: compiled.binds[name].key for name in compiled.binds}
+
+    def parameters(self, row: dict[str, Any]) -> Any:
+        """`row` in the form the driver takes for this statement (a tuple or a dict)."""
+        if self.positional:
+            return tuple(row[self.names[name]] for name in self.order)
+        return {name: row[key] for name, key in self.names.items()}
+
+
+class PlainWriter:
+    """Runs a few `PlainStatement`s as one transaction on a pooled driver connection."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dbapi = engine.dialect.loaded_dbapi
+
+    def run(self, steps: Sequence[tuple[PlainStatement, list[dict[str, Any]]]]) -> None:
+        """Each statement with its rows (skipped when it has none), all committed together, or
+        none of them: any error rolls the transaction back and is raised as SQLAlchemy's own. A
+        connection the database dropped is discarded, so the pool opens a fresh one next time."""
+        try:
+            connection = self.engine.raw_connection()
+        except self.dbapi.Error as error:  # the database cannot be reached
+            raise self._wrapped("connect", error) from error
+        sql = ""
+        try:
+            cursor = connection.cursor()
+            try:
+                for statement, rows in steps:
+                    sql = statement.sql
+                    if len(rows) == 1:
+                        cursor.execute(sql, statement.parameters(rows[0]))
+                    elif rows:
+                        cursor.executemany(sql, [statement.parameters(row) for row in rows])
+                connection.commit()
+            finally:
+                cursor.close()
+        except self.dbapi.Error as error:
+            try:
+                connection.rollback()
+                dropped = self.engine.dialect.is_disconnect(error, connection.dbapi_connection, None)
+            except self.dbapi.Error:
+                dropped = True
+            if dropped:
+                connection.invalidate()
+            raise self._wrapped(sql, error) from error
+        finally:
+            connection.close()
+
+    def _wrapped(self, sql: str, error: Exception) -> StatementError:
+        return DBAPIError.instance(sql, None, error, self.dbapi.Error, dialect=self.engine.dialect)
