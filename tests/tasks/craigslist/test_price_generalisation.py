@@ -57,6 +57,43 @@ CASES = [
     ("never used 50 bucks", 60, 50),
     ("no way 90", 120, None),
     ("not for $50", 60, None),
+    # refusals in more wordings: not in the budget, lower than wanted, asked back then refused, `no way`, `down to`
+    ("1500 isn't within my budget", 1600, None),
+    ("At 90 it's too much for me", 90, None),
+    ("70 is lower than we hoped for", 80, None),
+    ("Honestly 300 is asking a lot", 300, None),
+    ("$45? Come on, it's practically new", 60, None),
+    ("45? no, sorry", 60, None),
+    ("45? no problem, I'll bring cash", 60, 45),
+    ("How about 12500??", 13500, 12500),
+    ("no way I'd pay 90 for that", 90, None),
+    ("there's no way we can do 1400", 1700, None),
+    ("I refuse to sell it for 40", 60, None),
+    ("I couldn't come down to 40", 60, None),
+    ("I couldn't come down lower than 50", 60, 50),
+    # owning up to a low offer still makes it
+    ("I know 40 is low, but it is all I have", 60, 40),
+    ("Sorry if 40 is too low", 60, 40),
+    ("is 40 too low?", 60, 40),
+    # the other side's price asked about or quoted from the ad; the price compared with
+    ("is 60 firm?", 60, None),
+    ("Is $60 the lowest you would go?", 60, None),
+    ("so 60 is your final?", 60, None),
+    ("your posting says 60", 60, None),
+    ("it said $60 in the listing", 60, None),
+    ("you offered 40 yesterday", 60, None),
+    ("I accept your offer of 50", 60, 50),
+    ("Could we do 50 instead of 60?", 60, 50),
+    ("50 rather than 60 would help a lot", 60, 50),
+    ("could you come down from 60?", 60, None),
+    # amounts between two prices, other costs and valuations
+    ("we are only 10 apart", 60, None),
+    ("I'm still $10 short", 60, None),
+    ("It comes with $80 worth of accessories", 300, None),
+    ("a $25 value", 100, None),
+    ("the blue book on it is 6000", 7000, None),
+    ("I'd spend 40 just for gas", 200, None),
+    ("I'll do 150 for the truck tires and all", 160, 150),
 ]
 
 
