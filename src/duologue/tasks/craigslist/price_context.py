@@ -67,7 +67,7 @@ FIRMNESS_ASKED = re.compile(
     r"the\s+(?:lowest|best|least|most|final)\b[^.!?]*\byou)[^.!]*\?"
 )
 """After a price, a question whether it is the other side's last word (`is 250 firm?`, `is $250 the best you can do?`)."""
-ASKING_OPENERS = ([], ["is"], ["is", "the"], ["so"], ["so", "is"], ["so", "the"], ["the"], ["and"], ["and", "is"])
+ASKING_OPENERS: tuple[list[str], ...] = ([], ["is"], ["is", "the"], ["so"], ["so", "is"], ["so", "the"], ["the"], ["and"], ["and", "is"])
 TOO_MUCH = re.compile(
     r"^\s*(?:dollars?|bucks?)?\s*(?:(?:it|that|this)(?:'s|\s+is)|is|seems|sounds|was|looks|feels|'s|(?:might|may|would|could|will|must)\s+be)?\s*(?:still\s+)?"
     r"(?:a\s+(?:bit|little|tad)\s+|kind\s+of\s+|kinda\s+|way\s+|pretty\s+|rather\s+|quite\s+|really\s+|very\s+|far\s+|just\s+|much\s+|[a-z]+ly\s+)*"
