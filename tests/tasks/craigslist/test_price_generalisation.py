@@ -94,6 +94,14 @@ CASES = [
     ("the blue book on it is 6000", 7000, None),
     ("I'd spend 40 just for gas", 200, None),
     ("I'll do 150 for the truck tires and all", 160, 150),
+    # the whole listing price named, not written; number words alone or judged after; `60ish`
+    ("I might be able to do the asking price if you include the case", 75, 75),
+    ("fine, I will pay full price", 75, 75),
+    ("I'd never pay full price for a used one", 75, None),
+    ("would you take less than the asking price?", 75, None),
+    ("Fifty?", 75, 50),
+    ("does forty sound fair?", 75, 40),
+    ("around 60ish", 75, 60),
 ]
 
 

@@ -119,6 +119,8 @@ def digit_mentions(text: str) -> list[tuple[PriceMention, bool, bool, str | None
         marked = False
         thousands = False
         glued = re.match(r"[a-z]+", lowered[end:])
+        if glued and glued.group() == "ish":
+            end, glued = end + 3, None  # `60ish`: about 60
         if glued:
             word = glued.group()
             if word not in ("k", "grand") and word not in CURRENCY_AFTER:
@@ -214,8 +216,9 @@ def word_mentions(text: str) -> list[PriceMention]:
             marked = True
         if after and after[0] in UNITS and not marked:
             continue
-        context = any(w in PRICE_CONTEXT for w in before[-3:])
-        if not (strong or marked or context) or value < 2:
+        context = any(w in PRICE_CONTEXT for w in before[-3:]) or after[:1] in ([w] for w in PRICE_AFTER)
+        alone = not re.sub(r"[\W_]+", "", text[:start] + text[end:])  # `Sixty?` as the whole message
+        if not (strong or marked or context or alone) or value < 2:
             continue
         span_end = end
         if marked and after and after[0] in CURRENCY_AFTER:
@@ -239,11 +242,18 @@ _SHARE = re.compile(
     r"you(?:'re| are)\s+asking|you\s+want|you\s+listed)\b"
     r"|\b(?P<percent_off>\d{1,3})\s?(?:%|percent\b)\s+(?:off|discount|less)\b"
 )
+_WHOLE = re.compile(
+    r"\b(?:pay|paying|take|taking|do|give|giving|offer|offering|accept|accepting|buy\s+it|get\s+it)\s+(?:you\s+)?(?:it\s+)?(?:(?:for|at)\s+)?"
+    r"(?P<what>(?:the\s+|your\s+)?full\s+(?:asking\s+)?(?:price|amount|ask|asking)|(?:the\s+|your\s+)(?:original\s+)?(?:asking|list(?:ed|ing)?)(?:\s+price)?|"
+    r"what\s+you(?:'re|\s+are)\s+asking(?:\s+for)?)\b"
+)
+"""The whole listing price, named rather than written (`I'll pay full price`, `I'll take it at your asking price`)."""
 _SLANG = re.compile(r"\b(?:a\s+)?(?P<slang>tenner|fiver|c-note|c note|hundo)s?\b|\ba\s+couple(?:\s+of)?\s+hundred\b")
 
 
 def share_mentions(text: str, listing_price: float | None) -> list[PriceMention]:
-    """Prices as shares of the listing (`half the asking price`, `75% of the list price`) and money slang (`a tenner`)."""
+    """Prices as shares of the listing (`half the asking price`, `75% of the list price`), the whole of it (`full price`) and money
+    slang (`a tenner`)."""
     lowered = text.lower().replace("’", "'")
     found: list[PriceMention] = []
     for match in _SLANG.finditer(lowered):
@@ -257,6 +267,10 @@ def share_mentions(text: str, listing_price: float | None) -> list[PriceMention]
         ))
     if listing_price is None or listing_price <= 0:
         return found
+    for match in _WHOLE.finditer(lowered):
+        start, end = match.span("what")
+        judged = judge(lowered, start, end)
+        found.append(PriceMention(value=listing_price, text=text[start:end], start=start, end=end, marked=True, negated=judged[0], reference=judged[1]))
     for match in _SHARE.finditer(lowered):
         before = words_before(lowered, match.start(), 4)
         if before[-1:] == ["than"]:
