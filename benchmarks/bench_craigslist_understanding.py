@@ -51,6 +51,18 @@ listing and the message before it, and committed before the reader was run on th
 number-free text (prices in words outside `NUMBERISH`, such as `a tenner` or `half the asking price`, would count
 here). The benchmark prints them as a row of their own as well as in `dev`.
 
+With that round in, the reader was probed with about 480 sentences written anew (not corpus text) in the categories the
+earlier fixes named: refusals, quotes of the other side's price, comparisons, limits, amounts to move by, other costs,
+valuations, prices in words, shares and the whole listing price, ranges, formats, years, measures and phone numbers. It
+missed about one in ten; the general shapes behind the misses were fixed and kept in
+`tests/tasks/craigslist/test_price_generalisation.py` (a refusal as `not in my budget`, `lower than we hoped`,
+`$45? Come on`, `no way I'd pay 90`, `come down to 40`; `how about 12500??` proposes; `I know 40 is low, but` offers;
+`is 60 firm?`, `your posting says 60`, `you offered 40` quote; `50 instead of 60` compares; `10 apart`, `$10 short`,
+`$80 worth of`, costs for gas or delivery; `I'll pay full price`; `Fifty?`, `60ish`). No `dev` item changed its reading
+(1418/1433 of the earlier items, 360/360 of the number-free ones), and the test sets, read a third time (totals only),
+did not move: `test` 96/100, `test2` 306/326, pooled 402/426 = 0.944, `heldout` 95/100. The errors left on unseen text
+are not of the shapes that reworded sentences reach; the target of 0.97 is still not met.
+
 A learned reading was tried and not shipped: a logistic regression (scikit-learn) over each found price, scoring it
 from its flags, the rule reading, its size against the listing and the words around it. To learn how far the rules
 can be trusted on text they were not tuned on, it was trained on fresh readings: each `dev` item read by the reader as
