@@ -42,6 +42,27 @@ After those fixes and more general ones checked on reworded sentences, the test 
 only: `test2` 306/326 = 0.939 (0.933 before), `test` 96/100 (unchanged), pooled 402/426 = 0.944 [0.918, 0.962] (0.939
 before), `heldout` 95/100 (unchanged). The target of 0.97 is not met: unseen text is read at about 0.94.
 
+Then `dev` grew by 360 messages with neither a digit nor a number word (`"round": "no-number"` in the file), since no
+unlabelled message with one was left outside the `test` dialogues (the corpus here is the validation split only; the
+training split is not in the shared data): the first 360 of `--draw 0:15:rest` (every such message of `dev`-parity
+dialogues that hold no `test` or `test2` item, sorted, then shuffled with seed 15), each labelled by reading it, its
+listing and the message before it, and committed before the reader was run on them. None of them puts a price forward
+(greetings, questions, `Deal!`, `that is too low`, `can you come down a bit?`), so they measure false alarms on
+number-free text (prices in words outside `NUMBERISH`, such as `a tenner` or `half the asking price`, would count
+here). The benchmark prints them as a row of their own as well as in `dev`.
+
+With that round in, the reader was probed with about 450 sentences written anew (not corpus text) in the categories the
+earlier fixes named: refusals, quotes of the other side's price, comparisons, limits, amounts to move by, other costs,
+valuations, prices in words, shares and the whole listing price, ranges, formats, years, measures and phone numbers. It
+missed about one in seven; the general shapes behind the misses were fixed and kept in
+`tests/tasks/craigslist/test_price_generalisation.py` (a refusal as `not in my budget`, `lower than we hoped`,
+`$45? Come on`, `no way I'd pay 90`, `come down to 40`; `how about 12500??` proposes; `I know 40 is low, but` offers;
+`is 60 firm?`, `your posting says 60`, `you offered 40` quote; `50 instead of 60` compares; `10 apart`, `$10 short`,
+`$80 worth of`, costs for gas or delivery; `I'll pay full price`; `Fifty?`, `60ish`). No `dev` item changed its reading
+(1418/1433 of the earlier items, 360/360 of the number-free ones), and the test sets, read a third time (totals only),
+did not move: `test` 96/100, `test2` 306/326, pooled 402/426 = 0.944, `heldout` 95/100. The errors left on unseen text
+are not of the shapes that reworded sentences reach; the target of 0.97 is still not met.
+
 A learned reading was tried and not shipped: a logistic regression (scikit-learn) over each found price, scoring it
 from its flags, the rule reading, its size against the listing and the words around it. To learn how far the rules
 can be trusted on text they were not tuned on, it was trained on fresh readings: each `dev` item read by the reader as
@@ -104,18 +125,21 @@ def parity(dialogue_id: str) -> int:
     return int(hashlib.sha1(dialogue_id.encode()).hexdigest(), 16) % 2
 
 
-def draw(dialogues: list[dict], labels: list[dict], *, side: int, seed: int, before: tuple[str, ...] = ("dev", "test", "heldout")) -> list[tuple[str, int]]:
+def draw(dialogues: list[dict], labels: list[dict], *, side: int, seed: int, before: tuple[str, ...] = ("dev", "test", "heldout"),
+         numberish: bool = True) -> list[tuple[str, int]]:
     """(dialogue, event) of every message with a digit or a number word not labelled in `before`, from dialogues of
-    parity `side` (on the test side, only dialogues that hold no `dev` item), sorted and then shuffled with `seed`."""
+    parity `side` (on the test side, only dialogues that hold no `dev` item), sorted and then shuffled with `seed`.
+    With `numberish=False`, the messages with neither (and, on the dev side, only from dialogues with no `test` item)."""
     labelled = {(row["dialogue"], row["event"]) for row in labels if row["split"] in before}
     with_dev = {row["dialogue"] for row in labels if row["split"] == "dev"}
+    with_test = {row["dialogue"] for row in labels if row["split"] in ("test", "test2")}
     pool = []
     for dialogue in sorted(dialogues, key=lambda d: d["uuid"]):
         uuid = dialogue["uuid"]
-        if parity(uuid) != side or (side == TEST_PARITY and uuid in with_dev):
+        if parity(uuid) != side or (side == TEST_PARITY and uuid in with_dev) or (not numberish and uuid in with_test):
             continue
         for index, event in enumerate(dialogue["events"]):
-            if event["action"] == "message" and isinstance(event["data"], str) and (uuid, index) not in labelled and NUMBERISH.search(event["data"]):
+            if event["action"] == "message" and isinstance(event["data"], str) and (uuid, index) not in labelled and bool(NUMBERISH.search(event["data"])) == numberish:
                 pool.append((uuid, index))
     random.Random(seed).shuffle(pool)
     return pool
@@ -127,7 +151,8 @@ def same_price(got: float | None, want: float | None) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--draw", metavar="SIDE:SEED", help="print the drawn (dialogue, event) pairs instead (e.g. 1:14 for the test2 draw)")
+    parser.add_argument("--draw", metavar="SIDE:SEED", help="print the drawn (dialogue, event) pairs instead (e.g. 1:14 for the test2 draw; "
+                        "0:15:rest for messages with no digit or number word)")
     parser.add_argument("--splits", default="dev,test,test2,heldout", help="the price sets to read (e.g. dev while tuning)")
     parser.add_argument("--data", type=Path, default=Path(os.environ.get("DUOLOGUE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")))
     args = parser.parse_args()
@@ -139,9 +164,9 @@ def main() -> None:
     if args.draw:
         from importlib import resources
 
-        side, seed = (int(part) for part in args.draw.split(":"))
+        side, seed, *rest = args.draw.split(":")
         labels = [json.loads(line) for line in resources.files("duologue.tasks.craigslist").joinpath("price_labels.jsonl").read_text(encoding="utf-8").splitlines()]
-        for uuid, index in draw(json.loads(path.read_text(encoding="utf-8")), labels, side=side, seed=seed):
+        for uuid, index in draw(json.loads(path.read_text(encoding="utf-8")), labels, side=int(side), seed=int(seed), numberish=rest != ["rest"]):
             print(uuid, index)
         return
 
@@ -158,6 +183,9 @@ def main() -> None:
             for split in args.splits.split(",")}
     for split, flags in read.items():
         row("prices", split, flags)
+        if split == "dev":
+            fresh = [i for i in prices if i.split == "dev" and i.label.get("round") == "no-number"]
+            row("prices", "dev: no-number", [same_price(find_price(i.text, listing_price=i.listing_price, listing_text=i.lines), i.label["price"]) for i in fresh])
     if "test" in read and "test2" in read:
         row("prices", "test+test2", read["test"] + read["test2"])
     questions = labelled_messages("question", path)

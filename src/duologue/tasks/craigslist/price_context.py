@@ -20,15 +20,16 @@ import re
 
 CURRENCY_AFTER = frozenset({"dollars", "dollar", "bucks", "buck", "usd", "dlls", "dolla", "dollas", "bux"})
 
-RELATIVE_AFTER = frozenset({"off", "less", "more", "cheaper", "lower", "higher", "extra", "discount", "over", "under", "below", "above", "down", "towards", "toward"})
+RELATIVE_AFTER = frozenset({"off", "less", "more", "cheaper", "lower", "higher", "extra", "discount", "over", "under", "below", "above", "down", "towards", "toward",
+                            "apart", "short", "difference"})
 RELATIVE_BEFORE = frozenset({"knock", "knocked", "knocking", "by", "extra", "another", "additional", "plus"})
-NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "cant", "won't", "wont", "don't", "dont", "couldn't", "wouldn't", "isn't", "nope", "nah"})
+NEGATIONS = frozenset({"not", "no", "never", "refuse", "cannot", "can't", "cant", "won't", "wont", "don't", "dont", "couldn't", "wouldn't", "isn't", "nope", "nah"})
 BOUND_WORDS = frozenset({"lower", "less", "below", "under", "higher", "more", "above", "over", "beyond", "further", "farther", "down", "up", "cheaper",
                          "better", "south", "north", "past", "exceed", "moving", "move", "budge", "budging"})
 """After a negation, these words make the number the speaker's limit (`can't go lower than 150`, `not moving from $20`)."""
 REFERENCE_BEFORE = frozenset(
     """
-    worth paid retail retails msrp kbb value values valued originally online elsewhere refurbished
+    worth paid retail retails msrp kbb book appraised appraisal edmunds value values valued originally online elsewhere refurbished
     wanted saw seen amazon ebay walmart store stores
     """.split()
 )
@@ -48,35 +49,50 @@ QUOTED = re.compile(
     r"you(?:'re| are| r)\s+(?:still\s+|now\s+)?(?:selling|offering)(?:\s+(?:it|this|them))?(?:\s+for|\s+at)?|"
     r"(?<!let )you(?:'ve\s+(?:got|listed)|\s+(?:have|had|list|listed|got))\s+(?:it|this|them|(?:a|an|the|your|this|that)\s+(?!deal\b|offer\b)[a-z]+(?:\s+[a-z]+)?)"
     r"(?:\s+listed|\s+up)?\s+(?:for|at)|\bis\s+up\s+for|"
-    r"\b(?:is|was)\s+that|\b(?:did\s+)?you\s+(?:mean|said)|\bhow\s+firm\s+(?:are\s+you\s+)?(?:on|at)(?:\s+the)?)\s*(?:\$|usd)?\s*$"
+    r"\b(?:is|was)\s+that|\b(?:did\s+)?you\s+(?:mean|said)|\byou(?:'ve|\s+have)?\s+offered(?:\s+me)?|"
+    r"\b(?:the|your|ur)\s+(?:ad|add|listing|post|posting)\s+(?:says|said|shows|lists|listed|reads)(?:\s+(?:it|it's|its|is))?(?:\s+(?:for|at))?|\bit\s+(?:says|said)|\bhow\s+firm\s+(?:are\s+you\s+)?(?:on|at)(?:\s+the)?)\s*(?:\$|usd)?\s*$"
 )
-"""Before a price, words that quote the other side's ask (`I see you are asking $1825`, `are you firm at 60?`, `is that $290 a month?`,
+"""Before a price, words that quote the other side's ask or offer (`I see you are asking $1825`, `are you firm at 60?`, `is that $290 a month?`,
+`your ad says 250`, `you offered 230 before`; but `I accept your offer of 230` agrees on it,
 `I see you have the desk for 80 dollars`; but `you have a deal at 50` offers)."""
 SEEING = re.compile(r"\bi(?:'ve|\s+have)?\s+(?:see|saw|seen|notice|noticed)\s+(?:that\s+)?(?P<what>you|your|it|it's|its|they|their|the|this|similar|other|others|some|ones?)\b(?P<rest>[^.!?]*)$")
 """`I see your desk is up for 600`, `I've seen similar ones go for about $800`: what the speaker saw is a price already
 set, the other side's or someone else's, unless the speaker then speaks for themself (`I see you have it for 160 but I can do 100`)."""
 OWN_TURN = re.compile(r",|\b(?:i|i'm|i'd|i'll|i've|im|id|ill|we|we're|we'd|we'll|me|my|but|and|so|if|hopefully|please|can|could|would|will|might|wondering)\b")
 """After what the speaker saw, words that start their own say (`I see it is scratched, maybe you can do $14?`)."""
-QUOTED_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:that\s+)?you(?:'re| are| r|'ve| have)?\s+(?:still\s+)?(?:asking|listed|selling|want|wanted|quoted)\b")
-"""After a price, words that make it the other side's ask (`how firm are you on the $190 you are asking?`)."""
+QUOTED_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:that\s+|is\s+what\s+)?you(?:'re| are| r|'ve| have)?\s+(?:still\s+)?(?:asking|listed|selling|want|wanted|quoted)\b")
+"""After a price, words that make it the other side's ask (`how firm are you on the $190 you are asking?`, `250 is what you're asking?`)."""
+FIRMNESS_ASKED = re.compile(
+    r"^\s*(?:dollars?|bucks?)?\s*(?:is\s+)?(?:firm|negotiable|final|set\s+in\s+stone|your\s+(?:lowest|best|final|bottom)|"
+    r"the\s+(?:lowest|best|least|most|final)\b[^.!?]*\byou)[^.!]*\?"
+)
+"""After a price, a question whether it is the other side's last word (`is 250 firm?`, `is $250 the best you can do?`)."""
+ASKING_OPENERS: tuple[list[str], ...] = ([], ["is"], ["is", "the"], ["so"], ["so", "is"], ["so", "the"], ["the"], ["and"], ["and", "is"])
 TOO_MUCH = re.compile(
-    r"^\s*(?:dollars?|bucks?)?\s*(?:is|seems|sounds|was|looks|feels|'s|(?:might|may|would|could|will|must)\s+be)?\s*(?:still\s+)?"
+    r"^\s*(?:dollars?|bucks?)?\s*(?:(?:it|that|this)(?:'s|\s+is)|is|seems|sounds|was|looks|feels|'s|(?:might|may|would|could|will|must)\s+be)?\s*(?:still\s+)?"
     r"(?:a\s+(?:bit|little|tad)\s+|kind\s+of\s+|kinda\s+|way\s+|pretty\s+|rather\s+|quite\s+|really\s+|very\s+|far\s+|just\s+|much\s+|[a-z]+ly\s+)*"
     r"(?:too\b(?!\s+(?:good|great|nice|kind)\b)|to\s+(?=(?:high|low|much|steep|expensive|pricey)\b)|much\b(?!\s+(?:better|more|less|lower|higher|cheaper))|"
     r"(?:low|high)\b(?!\s+(?:quality|end))|steep\b|pricey\b|pricy\b|expensive\b|overpriced\b|(?:of\s+)?an?\s+(?:upsell|stretch|reach)\b|a\s+lot\b(?!\s+(?:better|more|less|lower|higher|cheaper))|"
     r"on\s+the\s+(?:low|high|steep|pricey|expensive)\s+side\b|(?:doesn'?t|does\s+not|won'?t|will\s+not)\s+(?:cover|cut)\b|"
-    r"(?:isn'?t|is\s+not|not)\s+(?:quite\s+|nearly\s+|really\s+)?enough\b|(?:out\s+of|over|above|beyond|outside(?:\s+of)?)\s+(?:my|the|our)\s+(?:budget|price\s+range|range)|"
+    r"(?:isn'?t|is\s+not|not)\s+(?:quite\s+|nearly\s+|really\s+)?enough\b|(?:isn'?t|is\s+not|not)\s+(?:in|within)\s+(?:my|our|the)\s+(?:budget|price\s+range|range)|"
+    r"asking\s+(?:a\s+lot|too\s+much)|pushing\s+it\b|(?:lower|less|below|under|higher|above)\s+(?:than|what)\s+(?:i|we)\b|(?:out\s+of|over|above|beyond|outside(?:\s+of)?)\s+(?:my|the|our)\s+(?:budget|price\s+range|range)|"
     r"(?:isn'?t|is\s+not|not)\s+(?:quite\s+|really\s+)?(?:reasonable|fair|acceptable|doable|possible|an\s+option)\b|"
     r"(?:won'?t|will\s+not|doesn'?t|does\s+not|wouldn'?t|would\s+not|(?:is\s+not|isn'?t|not)\s+(?:going\s+to|gonna))\s+(?:really\s+)?(?:work|do\b|cut\s+it)|"
     r"more\s+than\s+(?:i|we)\b|unreasonable|absurd|crazy|insane|outrageous|laughable|ridiculous|insulting|(?:a\s+)?joke\b|way\s+off\b|"
     r"out\s+of\s+the\s+question)"
 )
 """After a price, words that refuse it (`90 is too low`, `$10995 is a bit much`, `2250 might be a bit of an upsell`,
-`5000 is a little on the low side`, `$5000 doesn't cover it`, `$300 won't work`, `$900 is over my budget`, `$40 is insulting`)."""
+`5000 is a little on the low side`, `$5000 doesn't cover it`, `$300 won't work`, `$900 is over my budget`, `$40 is insulting`,
+`200 isn't in my budget`, `at 250 it's too much`, `200 is lower than I'd like`)."""
+THEN_REFUSED = re.compile(
+    r"^\s*(?:dollars?|bucks?)?\s*\?+\s*(?:no\s+way|come\s+on|i\s+don'?t\s+think\s+so|not\s+a\s+chance|(?:are\s+)?you\s+(?:must\s+be\s+)?(?:kidding|joking|serious)|"
+    r"seriously|no+\b(?!\s+(?:problem|problems|worries|worry|rush|pressure|hurry)\b))"
+)
+"""A price asked back, then refused in the next words (`200? No way`, `200? Come on`, `200? I don't think so`)."""
 THEN_JUDGED = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:for\s+(?:it|this|that|them)\s*)?[.?!]+\s+(?:that|this)(?:'s|s)?\b")
 """A price that ends its sentence, then `That is a bit too much` in the next: the judgement is of that price."""
 
-REFERENCE_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:when i (?:bought|got|paid)|into\b|new\b|retail\b|brand new|originally|online|at the store|in stores?|(?:now\s+)?for\s+(?:my|our)\s+(?:current|old|other|last|previous)\b)")
+REFERENCE_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(?:(?:just\s+)?for\s+(?:the\s+|a\s+|an\s+|my\s+)?(?:gas|u-?haul|delivery|movers?|moving|shipping|storage|parking|repairs?)\b|when i (?:bought|got|paid)|into\b|new\b|retail\b|value\b|worth\s+of\b|brand new|originally|online|at the store|in stores?|(?:now\s+)?for\s+(?:my|our)\s+(?:current|old|other|last|previous)\b)")
 
 DEGREE_WORDS = frozenset({"low", "high", "much", "little", "far", "cheap", "expensive"})
 CLAUSE_BREAKS = frozenset({"but", "and", "though", "however", "so", "or", "instead"})
@@ -142,8 +158,11 @@ def _is_negated(clause: list[str]) -> bool:
         return False  # `if you do not mind, accept my offer of $1500` refuses nothing
     after = clause[negation_at[-1] + 1:]
     speaker = next((i for i, word in enumerate(after) if word in SPEAKERS or (word in ("my", "our") and after[i + 1:i + 2] and after[i + 1] in LIMIT_NOUNS)), None)
-    if speaker is not None and not any(word in THINKING for word in after[:speaker]):
-        return False  # `it has no damage I would like to get $340`: the negation ended before a new `I ...`
+    strong = clause[negation_at[-1]:negation_at[-1] + 2] == ["no", "way"]
+    if speaker is not None and not strong and not any(word in THINKING for word in after[:speaker]):
+        return False  # `it has no damage I would like to get $340`: the negation ended before a new `I ...`; but `no way I'm paying 200`
+    if after[-2:-1] and after[-2] in BOUND_WORDS and after[-1] == "to":
+        return True  # `I can't go down to 200` refuses 200; `I can't go lower than 200` names a limit
     return not any(word in BOUND_WORDS for word in after)
 
 
@@ -154,14 +173,27 @@ def judge(text: str, start: int, end: int) -> tuple[bool, bool]:
     rest = lowered[end:]
     answer = clause in (["no"], ["nope"], ["nah"]) or (clause == ["not"] and rest.lstrip().startswith("?"))
     then = THEN_JUDGED.match(rest)
-    if re.match(r"\s*(?:dollars?|bucks?)?\s*(?:\?\s*[?!]|!\s*\?)", rest):
-        return True, False  # `$8??`, `40?!`: the other side's number echoed in disbelief
-    negated = (_is_negated(clause) and not answer) or bool(TOO_MUCH.match(rest)) or bool(then and TOO_MUCH.match(rest[then.end():]))
+    if re.match(r"\s*(?:dollars?|bucks?)?\s*(?:\?\s*[?!]|!\s*\?)", rest) and not PROPOSING & set(clause):
+        return True, False  # `$8??`, `40?!`: the other side's number echoed in disbelief; but `how about 40??` proposes
+    judged = bool(TOO_MUCH.match(rest)) or bool(then and TOO_MUCH.match(rest[then.end():])) or bool(THEN_REFUSED.match(rest) and not PROPOSING & set(clause))
+    if judged and (_owned_up(clause) or (clause in (["is"], ["would"], ["will"]) and re.match(r"[^.!]*\?", rest))):
+        judged = False  # `I know 140 is low, but ...`, `sorry if 140 is too low`, `is 140 too low?`: the speaker's own offer
+    negated = (_is_negated(clause) and not answer) or judged
     # `no 152`, `not $2000?`: a bare no answers, then counters; `$120? That is way too much` refuses 50
     reference = _is_reference(clause, lowered[:start], rest) or _is_compared(clause)
     if reference and _LIMIT_AFTER.search(re.split(r"[.!?\n]", rest)[0]):
         reference = False  # `I paid $60 for this, so I'm not going any lower than that`: what it cost becomes the limit
     return negated, reference
+
+
+PROPOSING = frozenset({"about", "take", "do", "offer", "pay", "give", "accept", "would", "could", "can", "will", "i", "i'd", "i'll", "im", "i'm", "we"})
+"""Words before a price that make it the speaker's own proposal, however many question marks follow (`how about 12500??`)."""
+OWNING_UP = (("i", "know"), ("i", "realize"), ("i", "realise"), ("i", "understand", "that"), ("sorry", "if"), ("i", "hope"), ("i", "admit"))
+
+
+def _owned_up(clause: list[str]) -> bool:
+    """`I know 140 is low`, `sorry if 140 is too low`: the speaker owns that their own number is low or high, and offers it."""
+    return any(tuple(clause[i:i + len(words)]) == words for words in OWNING_UP for i in range(len(clause)))
 
 
 BOUNDED = frozenset({"nothing", "anything", "least", "most", "max", "maximum", "minimum", "limit", "budget"})
@@ -183,6 +215,9 @@ def _is_reference(clause: list[str], head: str, rest: str) -> bool:
     what it is worth, cost, or someone else's price, not an offer."""
     if any(word in REFERENCE_BEFORE or word in OTHER_COSTS for word in clause[-4:]) or any(word in PAST_PRICE for word in clause):
         return True
+    last = [w for w in _WORD.findall(head[-30:]) if w != "$"][-2:]
+    if last in COMPARED_WITH or last[-1:] in (["versus"], ["vs"]):
+        return True  # `can we do 140 instead of 150?`, `could you come down from 150`: the price compared with
     if any(word in OTHER_COSTS and COPULAS & set(clause[i + 1:]) and not SPEAKERS & set(clause[i + 1:]) for i, word in enumerate(clause)):
         return True  # `the bill shouldn't be more than 10$`; but `since utilities are included I could do 2150` offers
     if any(word == "new" and clause[i + 1:i + 2] and clause[i + 1] in NEW_ONES for i, word in enumerate(clause[-5:-1], start=max(0, len(clause) - 5))):
@@ -200,8 +235,12 @@ def _is_reference(clause: list[str], head: str, rest: str) -> bool:
         return True  # `I see your desk is up for 600`, `I've seen similar ones go for about $800`
     if re.search(r"\bof which\b", sentence):
         return True  # `$137, of which $112 in cash and $25 as a gift card`: parts of the price named first
+    if clause in ASKING_OPENERS and FIRMNESS_ASKED.match(rest):
+        return True  # `is 250 firm?`, `so 250 is the lowest you'll go?`: the other side's price asked about
     return bool(REFERENCE_AFTER.match(rest)) or bool(QUOTED.search(head)) or bool(QUOTED_AFTER.match(rest))
 
+
+COMPARED_WITH = (["instead", "of"], ["rather", "than"], ["compared", "to"], ["compared", "with"], ["down", "from"], ["up", "from"])
 
 OTHER_THINGS = frozenset(
     """
