@@ -215,6 +215,9 @@ _INSERT_DIALOGUE = insert(DialogueRow)
 _INSERT_SEATS = insert(SeatRow)
 _MOVE_SEEN = select(MoveRow.seq).where(MoveRow.dialogue_id == bindparam("dialogue_id"), MoveRow.move_id == bindparam("move_id"))
 _INFO_OF = select(*_INFO_COLUMNS).where(DialogueRow.id == bindparam("id"))
+_FINISH = update(DialogueRow).where(DialogueRow.id == bindparam("key")).values(status=bindparam("status"), end_reason=bindparam("end_reason"), finished_at=bindparam("finished_at"), data=bindparam("data"))
+_SET_ASIDE_OF = select(SetAsideRow.dialogue_id).where(SetAsideRow.dialogue_id == bindparam("key"))
+_COUNTED_AS = select(DialogueRow.study_id, DialogueRow.scenario_key, DialogueRow.pairing).where(DialogueRow.id == bindparam("key"))
 
 
 @dataclass(frozen=True)
@@ -356,18 +359,17 @@ class Storage:
 
     def finish_dialogue(self, dialogue: Dialogue, end_reason: str | None, set_aside: str | None = None) -> None:
         """Mark finished and store the final parties, outcome and meta (events are already stored);
-        `set_aside` (why it is too short to use) keeps it out of quota counts and the rating pool."""
-        with self._session.begin() as session:
-            row = session.get(DialogueRow, dialogue.id)
-            if row is None:
+        `set_aside` (why it is too short to use) keeps it out of quota counts and the rating pool.
+        Plain statements, as for moves: every dialogue ends here."""
+        data = json.dumps(dialogue.model_dump(mode="json", exclude={"events"}))
+        with self.engine.begin() as connection:
+            done = connection.execute(_FINISH, {"key": dialogue.id, "status": "finished", "end_reason": end_reason, "finished_at": time.time(), "data": data})
+            if done.rowcount != 1:
                 raise KeyError(dialogue.id)
-            row.status = "finished"
-            row.end_reason = end_reason
-            row.finished_at = time.time()
-            row.data = json.dumps(dialogue.model_dump(mode="json", exclude={"events"}))
-            if set_aside is not None and session.get(SetAsideRow, dialogue.id) is None:
-                session.add(SetAsideRow(dialogue_id=dialogue.id, reason=set_aside))
-                counters.bump(session, row.study_id, row.scenario_key, row.pairing, -1)
+            if set_aside is not None and connection.execute(_SET_ASIDE_OF, {"key": dialogue.id}).first() is None:
+                connection.execute(insert(SetAsideRow), {"dialogue_id": dialogue.id, "reason": set_aside})
+                row = connection.execute(_COUNTED_AS, {"key": dialogue.id}).one()
+                counters.bump(connection, row.study_id, row.scenario_key, row.pairing, -1)
 
     def set_aside(self, study_id: str) -> dict[str, str]:
         """A study's finished dialogues that do not count (too short), with the reason of each."""
