@@ -24,13 +24,13 @@ event index. The same `SeatReport` comes out, so both kinds of run are judged by
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+import orjson
 from pydantic import TypeAdapter
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -49,7 +49,7 @@ NOT_CONTENT = ("time", "extra", "own")
 
 def signature(event: dict[str, Any]) -> str:
     """An event's identity for matching: who did what, without the time it was stamped with."""
-    return json.dumps({k: v for k, v in event.items() if k not in NOT_CONTENT}, sort_keys=True)
+    return orjson.dumps({k: v for k, v in event.items() if k not in NOT_CONTENT}, option=orjson.OPT_SORT_KEYS).decode()
 
 
 def action_signature(action: actions.Action, party: str) -> str:
@@ -125,7 +125,7 @@ class Seat:
             async for raw in self.socket:
                 now = time.perf_counter()
                 self.report.frames += 1
-                await self.handle(json.loads(raw), now)
+                await self.handle(orjson.loads(raw), now)
                 self.changed.set()
         except ConnectionClosed as closed:
             if not self.done():
@@ -173,7 +173,7 @@ class PlatformSeat(Seat):
         url = f"{self.base_url}/ws/lobby/{quote(self.study)}?participant={quote(self.participant)}"
         async with connect(url, open_timeout=60) as lobby:
             async for raw in lobby:
-                frame = json.loads(raw)
+                frame = orjson.loads(raw)
                 if frame.get("type") == "paired":
                     return frame["url"].rsplit("/", 1)[1]
                 if frame.get("type") == "refused":
@@ -235,7 +235,7 @@ class PlatformSeat(Seat):
         self.moves += 1
         frame = {"type": "move", "action": action.model_dump(mode="json"), "move_id": f"{self.participant}-{self.moves}"}
         self.pending = (action_signature(action, self.state["party"]), time.perf_counter(), len(self.transcript))
-        await self.socket.send(json.dumps(frame))
+        await self.socket.send(orjson.dumps(frame).decode())
 
     async def handle(self, frame: dict[str, Any], now: float) -> None:
         kind = frame.get("type")
@@ -252,7 +252,7 @@ class PlatformSeat(Seat):
         if kind == "delta":
             if self.state is None or frame.get("seq") != self.state.get("seq", 0) + 1:
                 self.report.errors.append(f"delta frame {frame.get('seq')} out of order")
-                await self.socket.send(json.dumps({"type": "resync"}))
+                await self.socket.send(orjson.dumps({"type": "resync"}).decode())
                 return
             frame, kind = apply_delta(self.state, frame), "state"
         if kind != "state":
@@ -338,7 +338,7 @@ class RelaySeat(Seat):
             self.changed.set()
             return
         sent = time.perf_counter()
-        await self.socket.send(json.dumps({"type": "move", "index": index, "action": action.model_dump(mode="json")}))
+        await self.socket.send(orjson.dumps({"type": "move", "index": index, "action": action.model_dump(mode="json")}).decode())
         self.report.acked.append((index, action_signature(action, self.me), sent))
         self.changed.set()  # it may be our move again (free turn-taking) or the dialogue may be over
         if self.task.done:
