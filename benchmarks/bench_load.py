@@ -43,7 +43,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import multiprocessing
 import os
 import queue as queue_module
@@ -68,7 +67,7 @@ from rich.console import Console  # noqa: E402
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: E402
 
 from load.participants import PlatformSeat, RelaySeat, SeatReport, signature  # noqa: E402
-from load.report import add_ratios, crossings, crossings_table, results_table  # noqa: E402,F401 (re-exported for tests)
+from load.report import add_ratios, crossings, crossings_table, percentile, results_table, timeline, timeline_table  # noqa: E402,F401 (re-exported for tests)
 from load.servers import ServerUnavailable, platform_server, postgres_server, redis_server, relay_server  # noqa: E402
 
 CONFIGS = ("bare", "sqlite", "pg-redis")
@@ -96,6 +95,8 @@ class Options:
     """The concurrency levels asked for; empty: just `concurrent`."""
     ports: dict[str, int] = field(default_factory=dict)
     """Fixed ports by component (server, relay, postgres, redis); missing or 0: a free port."""
+    timeline: float = 0.0
+    """Seconds per slice of the latency timeline (0: none): when in the run the slow events came."""
 
 
 @dataclass
@@ -129,6 +130,8 @@ class Result:
     available: bool = True
     note: str = ""
     profile: str | None = None
+    timeline: list[dict[str, Any]] = field(default_factory=list)
+    """Relay latency per slice of the run (`load.report.timeline`), when asked for."""
 
 
 # ---------------------------------------------------------------------------- the client side
@@ -278,14 +281,6 @@ def run_clients(kind: str, base_url: str, studies: list[str], options: Options, 
 # ---------------------------------------------------------------------------- judging what happened
 
 
-def percentile(values: list[float], q: float) -> float | None:
-    """The q-th percentile (nearest rank), or None without values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
-
-
 def peak_overlap(intervals: list[tuple[float, float]]) -> int:
     """How many intervals were open at once, at most."""
     points = sorted([(start, 1) for start, _ in intervals] + [(end, -1) for _, end in intervals])
@@ -296,10 +291,11 @@ def peak_overlap(intervals: list[tuple[float, float]]) -> int:
     return peak
 
 
-def assess(result: Result, reports: list[SeatReport], stored: dict[str, list[dict[str, Any]]] | None) -> None:
+def assess(result: Result, reports: list[SeatReport], stored: dict[str, list[dict[str, Any]]] | None, slice_seconds: float = 0.0) -> None:
     """Fill latency, lost, duplicated, errors and end reasons from the seats' reports and the stored
-    dialogues (None: nothing stored, as over the bare relay)."""
+    dialogues (None: nothing stored, as over the bare relay); with `slice_seconds`, the timeline."""
     latencies: list[float] = []
+    sent_at: list[float] = []
     waits = [r.lobby_seconds for r in reports if r.lobby_seconds is not None]
     errors: list[str] = []
     by_dialogue: dict[str, list[SeatReport]] = defaultdict(list)
@@ -335,6 +331,7 @@ def assess(result: Result, reports: list[SeatReport], stored: dict[str, list[dic
                     result.lost_in_relay += 1
                 else:
                     latencies.append(seen - sent)
+                    sent_at.append(sent)
         wanted_counts = Counter(expected.values())
         for seat in seats:  # each party's last view holds every acknowledged move, once
             shown = Counter(s for s, party in zip(seat.final_events, seat.final_parties) if party is not None)
@@ -361,6 +358,8 @@ def assess(result: Result, reports: list[SeatReport], stored: dict[str, list[dic
     result.errors = len(errors)
     result.error_samples = errors[:10]
     result.events_timed = len(latencies)
+    if slice_seconds > 0:
+        result.timeline = timeline(sent_at, latencies, slice_seconds)
     result.peak_concurrent = peak_overlap(intervals)
     result.latency_ms = {f"p{q}": (round(v * 1000, 2) if (v := percentile(latencies, q)) is not None else None) for q in (50, 95, 99)}
     result.latency_ms["mean"] = round(statistics.fmean(latencies) * 1000, 2) if latencies else None
@@ -402,7 +401,7 @@ def measure(result: Result, kind: str, base_url: str, studies: list[str], compon
     if kind != "bare":
         ids = sorted({r.dialogue for r in reports if r.dialogue is not None})
         stored = asyncio.run(fetch_stored(base_url, ids))
-    assess(result, reports, stored)
+    assess(result, reports, stored, options.timeline)
     for failure in failures:
         result.errors += 1
         result.error_samples.append(failure)
@@ -493,6 +492,7 @@ def parse_options(argv: list[str] | None = None) -> tuple[Options, list[str], Pa
     for component in ("server", "relay", "postgres", "redis"):
         parser.add_argument(f"--{component}-port", type=int, default=0, help=f"loopback port of the {component} (default: a free one)")
     parser.add_argument("--profile", action="store_true", help="run the SQLite servers under cProfile and print their hottest functions")
+    parser.add_argument("--timeline", type=float, default=0.0, metavar="SECONDS", help="also print p50/p95 per slice of this many seconds of the run (the lobby's rush against the steady state)")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = parser.parse_args(argv)
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
@@ -519,6 +519,7 @@ def parse_options(argv: list[str] | None = None) -> tuple[Options, list[str], Pa
         target_p95_ms=args.target_p95_ms,
         sweep=args.concurrent,
         ports={c: port for c, port in ports.items() if port},
+        timeline=max(args.timeline, 0.0),
     )
     return options, configs, args.json
 
@@ -558,6 +559,8 @@ def main(argv: list[str] | None = None) -> None:
     console.print(results_table(results, options))
     if len(options.sweep) > 1:
         console.print(crossings_table(results, options.target_p95_ms))
+    if options.timeline > 0:
+        console.print(timeline_table(results, options.timeline))
     for r in results:
         for sample in r.error_samples[:5]:
             console.print(f"[yellow]{r.config} @ {r.concurrent}[/]: {sample}", highlight=False)

@@ -7,12 +7,21 @@ from the code that runs servers and clients.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Any
 
 from rich.table import Table
 
 CPU_PARTS = ("server", "postgres", "redis", "clients")
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """The q-th percentile (nearest rank), or None without values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
 
 
 def add_ratios(results: list[Any]) -> None:
@@ -104,4 +113,38 @@ def results_table(results: list[Any], options: Any) -> Table:
             cpu_text(r.cpu_seconds),
             "-" if r.ratio_p95_vs_bare is None else f"{r.ratio_p95_vs_bare:.2f}x",
         )
+    return table
+
+
+def timeline(sent_at: list[float], latencies: list[float], slice_seconds: float) -> list[dict[str, Any]]:
+    """Relay latency by when the event was sent: a row per slice of `slice_seconds` from the first
+    send (events, p50, p95 and max in ms). A p95 made by the lobby's opening rush shows in the
+    first slices only; one the server cannot keep up with stays high through the run."""
+    if not sent_at:
+        return []
+    start = min(sent_at)
+    slices: dict[int, list[float]] = defaultdict(list)
+    for sent, latency in zip(sent_at, latencies, strict=True):
+        slices[int((sent - start) // slice_seconds)].append(latency * 1000)
+    rows = []
+    for index in sorted(slices):
+        values = sorted(slices[index])
+        rows.append({"from_s": round(index * slice_seconds, 3), "events": len(values), "p50_ms": round(percentile(values, 50) or 0.0, 2), "p95_ms": round(percentile(values, 95) or 0.0, 2), "max_ms": round(values[-1], 2)})
+    return rows
+
+
+def timeline_table(results: list[Any], slice_seconds: float) -> Table:
+    """Each configuration's p95 (and events) per slice of the run, side by side."""
+    table = Table(title=f"relay latency over the run, per {slice_seconds:g} s of sending: p95 ms (events)")
+    table.add_column("from s", justify="right")
+    shown = [r for r in results if r.available and r.timeline]
+    for r in shown:
+        table.add_column(f"{r.config} @ {r.concurrent}", justify="right")
+    by_slice: dict[float, dict[int, dict[str, Any]]] = defaultdict(dict)
+    for column, r in enumerate(shown):
+        for row in r.timeline:
+            by_slice[row["from_s"]][column] = row
+    for start in sorted(by_slice):
+        cells = [by_slice[start].get(column) for column in range(len(shown))]
+        table.add_row(f"{start:g}", *("" if c is None else f"{ms(c['p95_ms'])} ({c['events']})" for c in cells))
     return table

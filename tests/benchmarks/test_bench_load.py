@@ -221,3 +221,17 @@ def _children_of(pid: int) -> list[int]:
         if int(fields[1]) == pid:
             found.append(int(stat.parent.name))
     return found
+
+
+def test_the_timeline_puts_each_event_in_the_slice_it_was_sent_in():
+    result = bench.Result(config="sqlite", requested=1, concurrent=1)
+    bench.assess(result, played(a_seen=[(1, 2.3)]), {"d1": [HI, HELLO]}, slice_seconds=0.5)
+    # hi sent at t=1 seen 50 ms later; hello sent at t=2 (a second later: slice 2) seen 300 ms later
+    assert result.timeline == [
+        {"from_s": 0.0, "events": 1, "p50_ms": pytest.approx(50.0), "p95_ms": pytest.approx(50.0), "max_ms": pytest.approx(50.0)},
+        {"from_s": 1.0, "events": 1, "p50_ms": pytest.approx(300.0), "p95_ms": pytest.approx(300.0), "max_ms": pytest.approx(300.0)},
+    ]
+    console = Console(width=200, record=True)
+    console.print(bench.timeline_table([result], 0.5))
+    assert "300.0 (1)" in console.export_text()
+    assert judged(played(), {"d1": [HI, HELLO]}).timeline == []  # only when asked for
