@@ -32,7 +32,6 @@ from rich.table import Table
 from duologue.core.annotator import label_scores
 from duologue.data.io import read_corpus
 from duologue.tasks import corpus_format
-from duologue.tasks.casino.rules import STRATEGY_LABELS
 from duologue.tasks.casino.strategies import StrategyAnnotator, load_model
 from duologue.tasks.casino.strategy_training import cross_validate, examples_of
 from duologue.tasks.casino.understanding import read
@@ -77,7 +76,7 @@ def speed_table(texts: list[str], previous: list[str | None]) -> Table:
     tagger = StrategyAnnotator()
     tagger.tag(texts[:10], previous[:10])  # warm up
     start = time.perf_counter()
-    for text, before in zip(texts, previous):
+    for text, before in zip(texts, previous, strict=True):
         tagger.tag([text], [before])
     one = len(texts) / (time.perf_counter() - start)
     start = time.perf_counter()
@@ -106,7 +105,7 @@ def question_detector_table(examples, tagged: list[frozenset[str]], where: str) 
     for column in ("detector", "precision", "recall", "F1"):
         table.add_column(column, justify="left" if column == "detector" else "right")
     for name, predicted in rows.items():
-        scores, _ = label_scores((e.labels & {"elicit-pref"}, p) for e, p in zip(examples, predicted))
+        scores, _ = label_scores((e.labels & {"elicit-pref"}, p) for e, p in zip(examples, predicted, strict=True))
         score = scores.get("elicit-pref")
         if score is not None:
             table.add_row(name, f"{score.precision:.3f}", f"{score.recall:.3f}", f"{score.f1:.3f}")

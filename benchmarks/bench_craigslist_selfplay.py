@@ -42,9 +42,9 @@ def play_corpus_scenarios(path: Path, agents: tuple[str, str]) -> list[Dialogue]
     task = make(TASK)
     played = []
     for number, record in enumerate(corpus):
-        pair = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, agents)}
+        pair = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, agents, strict=True)}
         dialogue = play_episode(task, pair, seed=episode_seed(0, number), scenario=record)
-        dialogue.meta.update({"agents": dict(zip(task.party_ids, agents)), "episode": number, "corpus_id": record.id})
+        dialogue.meta.update({"agents": dict(zip(task.party_ids, agents, strict=True)), "episode": number, "corpus_id": record.id})
         played.append(dialogue)
     return played
 
@@ -73,7 +73,7 @@ def ratio_table(title: str, dialogues: list[Dialogue]) -> Table:
     for bucket in sorted(buckets):
         columns = buckets[bucket]
 
-        def cell(name: str) -> str:
+        def cell(name: str, columns: dict = columns) -> str:
             values = columns.get(name, [])
             if not values:
                 return "-"

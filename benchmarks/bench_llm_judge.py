@@ -135,7 +135,7 @@ def merged(judged: dict[str, list[Dialogue]]) -> list[Dialogue]:
     """One copy of each dialogue holding every rater's ratings (the raters judged the same dialogues in the same order)."""
     runs = list(judged.values())
     combined = []
-    for copies in zip(*runs):
+    for copies in zip(*runs, strict=True):
         dialogue = copies[0].model_copy(deep=True)
         for other in copies[1:]:
             dialogue.ratings.extend(r for r in other.ratings if r.rater_kind == "model")

@@ -160,7 +160,7 @@ async def bounded_seat(seat, limit: asyncio.Semaphore, timeout: float) -> SeatRe
             return await asyncio.wait_for(seat.run(), timeout=timeout)
         except asyncio.TimeoutError:
             seat.report.errors.append(f"no end within {timeout:.0f} s")
-        except Exception as error:  # connection refused, lobby refused, a server error
+        except Exception as error:  # noqa: BLE001 - connection refused, lobby refused, a server error
             seat.report.errors.append(f"{type(error).__name__}: {error}"[:300])
         return seat.report
 
@@ -223,7 +223,7 @@ def client_process(kind: str, base_url: str, study: str, dialogues: int, concurr
         else:
             reports = asyncio.run(platform_clients(base_url, study, dialogues, concurrent, options, tag, tick))
         results.put(("result", tag, [asdict(r) for r in reports], time.process_time() - cpu_before, wall_start, time.time()))
-    except BaseException as error:  # the parent must hear about it, or it waits forever
+    except BaseException as error:  # noqa: BLE001 - the parent must hear about it, or it waits forever
         results.put(("failed", tag, f"{type(error).__name__}: {error}", time.process_time() - cpu_before, wall_start, time.time()))
 
 
@@ -334,7 +334,7 @@ def assess(result: Result, reports: list[SeatReport], stored: dict[str, list[dic
                     sent_at.append(sent)
         wanted_counts = Counter(expected.values())
         for seat in seats:  # each party's last view holds every acknowledged move, once
-            shown = Counter(s for s, party in zip(seat.final_events, seat.final_parties) if party is not None)
+            shown = Counter(s for s, party in zip(seat.final_events, seat.final_parties, strict=True) if party is not None)
             if seat.done and shown != wanted_counts:
                 errors.append(f"{dialogue_id}: {seat.party}'s last view differs from the moves sent")
             if stored is None:

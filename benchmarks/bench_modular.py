@@ -68,9 +68,9 @@ def play(task_id: str, specs: tuple[str, str], episodes: int, seed: int) -> tupl
     start = time.perf_counter()
     for number in range(episodes):
         task = make(task_id)
-        agents = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, specs)}
+        agents = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, specs, strict=True)}
         dialogue = play_episode(task, agents, seed=episode_seed(seed, number))
-        dialogue.meta.update({"run_seed": seed, "episode": number, "agents": dict(zip(task.party_ids, specs))})
+        dialogue.meta.update({"run_seed": seed, "episode": number, "agents": dict(zip(task.party_ids, specs, strict=True))})
         dialogues.append(dialogue)
         modular_seats += [(dialogue, party, agent) for party, agent in agents.items() if isinstance(agent, ModularAgent)]
     return dialogues, modular_seats, time.perf_counter() - start
@@ -82,9 +82,9 @@ def play(task_id: str, specs: tuple[str, str], episodes: int, seed: int) -> tupl
 def craigslist_checks(dialogue: Dialogue, party: str, agent: ModularAgent) -> list[tuple[Generated, bool | None]]:
     """(reply, does the corpus parser read it as the intended act in the finished dialogue?) for each reply."""
     acts = dialogue_acts(dialogue)
-    said = [act for event, act in zip(dialogue.events, acts) if isinstance(event, Message) and event.party == party]
+    said = [act for event, act in zip(dialogue.events, acts, strict=True) if isinstance(event, Message) and event.party == party]
     out = []
-    for record, act in zip(agent.generated, said):
+    for record, act in zip(agent.generated, said, strict=False):  # a reply the agent made but did not say is not judged
         ok = act is not None and act.intent == record.act and (record.act not in PRICE_ACTS or act.price is not None)
         out.append((record, ok))
     return out

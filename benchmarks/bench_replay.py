@@ -19,6 +19,7 @@ import argparse
 import os
 import sys
 import time
+from typing import Any
 from pathlib import Path
 
 from rich.console import Console
@@ -58,7 +59,7 @@ def main() -> int:
         seconds = (time.perf_counter() - start) / max(len(rows), 1)
         report = summarize(rows, task_id=task_id, agent=spec, seed=args.seed)
 
-        def cell(name: str, digits: int = 2) -> str:
+        def cell(name: str, digits: int = 2, report: Any = report) -> str:
             value = getattr(report, name)
             if value is None:
                 return "-"

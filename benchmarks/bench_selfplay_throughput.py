@@ -67,7 +67,7 @@ def main() -> None:
     for column in columns:
         table.add_column(column, justify="left" if column == "task" else "right")
     for task_id in TASKS:
-        def config(cell: int) -> PlayConfig:
+        def config(cell: int, task_id: str = task_id) -> PlayConfig:
             return PlayConfig(task=task_id, agents=["rule", "rule"], episodes=args.episodes, seed=args.seed + cell)
 
         row = [task_id]

@@ -54,7 +54,7 @@ async def relay_socket(websocket: WebSocket) -> None:
             await partner.send_text(text)
     except WebSocketDisconnect:
         pass
-    except Exception:  # the partner went away while we forwarded
+    except Exception:  # noqa: BLE001 - the partner went away while we forwarded
         pass
     finally:
         if partner is None and ROOMS.get(room_id) is room:  # left before a partner came
@@ -62,7 +62,7 @@ async def relay_socket(websocket: WebSocket) -> None:
         if partner is not None:
             try:
                 await partner.close()
-            except Exception:
+            except Exception:  # noqa: BLE001 - already closed by its own side
                 pass
 
 
