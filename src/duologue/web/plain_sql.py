@@ -47,8 +47,8 @@ class PlainWriter:
 
     def run(self, steps: Sequence[tuple[PlainStatement, list[dict[str, Any]]]]) -> None:
         """Each statement with its rows (skipped when it has none), all committed together, or
-        none of them: any error rolls the transaction back and is raised as SQLAlchemy's own. A
-        connection the database dropped is discarded, so the pool opens a fresh one next time."""
+        none of them: any error rolls the transaction back and is raised as SQLAlchemy's own. When
+        the database dropped the connection, the pool is emptied, so the next call connects afresh."""
         try:
             connection = self.engine.raw_connection()
         except self.dbapi.Error as error:  # the database cannot be reached
@@ -72,8 +72,9 @@ class PlainWriter:
                 dropped = self.engine.dialect.is_disconnect(error, connection.dbapi_connection, None)
             except self.dbapi.Error:
                 dropped = True
-            if dropped:
+            if dropped:  # the server went away: every pooled connection is dead too, as SQLAlchemy assumes
                 connection.invalidate()
+                self.engine.dispose()
             raise self._wrapped(sql, error) from error
         finally:
             connection.close()

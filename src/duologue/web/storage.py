@@ -247,8 +247,10 @@ class Storage:
         self._threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="storage") if threads else None
         if url.startswith("sqlite"):
             options["connect_args"] = {"check_same_thread": False}
-        else:  # a server that restarted leaves dead pooled connections: test each before use
-            options["pool_pre_ping"] = True
+        # No ping before each use of a pooled connection (a round trip added to every move): a
+        # database server that restarted makes the first statement on a dead connection fail, which
+        # answers that one request 503 (the page sends a move again) and throws the whole pool's
+        # connections away, so the next request opens fresh ones.
         self.engine = create_engine(url, **options)
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_write_ahead)
