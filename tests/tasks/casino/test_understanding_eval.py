@@ -10,7 +10,7 @@ import pytest
 from duologue.tasks.casino.understanding_eval import DRAW_SEED, draw, half_of, load_set
 from duologue.tasks.casino.understanding_words import _tokens, issue_of_word
 
-SECOND_DRAW_ROUNDS_ITEMS = {7: 107, 8: 108, 9: 111, 10: 112, 11: 107, 12: 112, 13: 111, 14: 110, 15: 108, 16: 112, 17: 111, 18: 110, 19: 111, 20: 107, 21: 106, 22: 114, 23: 119, 24: 114, 25: 116}
+SECOND_DRAW_ROUNDS_ITEMS = {7: 107, 8: 108, 9: 111, 10: 112, 11: 107, 12: 112, 13: 111, 14: 110, 15: 108, 16: 112, 17: 111, 18: 110, 19: 111, 20: 107, 21: 106, 22: 114, 23: 119, 24: 114, 25: 116, 26: 116, 27: 114, 28: 111}
 """Items kept of each round of the second draw (120 drawn each, less the unsettled)."""
 SECOND_DRAW_ROUNDS = sum(SECOND_DRAW_ROUNDS_ITEMS.values())
 """Items of rounds 7 on, the last lines of the set."""
