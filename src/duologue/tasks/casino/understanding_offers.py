@@ -28,13 +28,13 @@ from duologue.tasks.casino.understanding_markers import (
     _recipient_marker,
 )
 from duologue.tasks.casino.understanding_shapes import RELATIVE, for_your_need, helps_ask, implied_count, needs_none, of_list, premise_end, reasoned_list, you_do
-from duologue.tasks.casino.understanding_words import FILLER, NUMBER_WORDS, _count_after, _count_before, issue_of_word
+from duologue.tasks.casino.understanding_words import FILLER, ITEM_HEADS, NUMBER_WORDS, _count_after, _count_before, issue_of_word
 
 # ---------------------------------------------------------------------------- proposals
 
 _THE = -1
 """A pending item named with `the` and no count: all of it, if a postfix marker (`is all yours`) gives it."""
-_OPENERS = {"how about", "what about", "maybe", "maybe i", "perhaps", "so", "ok so", "okay so", "then", "ok how", "okay how", "how bout"}
+_OPENERS = {"how about", "what about", "maybe", "maybe i", "perhaps", "so", "ok so", "okay so", "then", "ok how", "okay how", "how bout", "offer", "my offer", "counteroffer", "counter offer", "new offer"}
 """Sentence openings of a proposal that names no recipient: the items are the speaker's own ask."""
 _FIRE_WORDS = {"fire", "fires", "campfire", "campfires", "bonfire"}
 _VAGUE = re.compile(r"\b(one of us|either of us|whoever|one person|the other person|the other one|one gets|of one of them|either of them)\b")
@@ -288,6 +288,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 issue = "Firewood"  # "Now for the firewood. ... our water from the creek. 2 bundles for me"
         if issue is None and t == "woods" and _count_before(tokens, i, sentence_start) is not None:
             issue = "Firewood"  # "3 waters 2 woods"
+        if issue is not None and i + 1 < len(tokens) and tokens[i + 1] in ITEM_HEADS:
+            issue = None  # "a water supply" is no package of water
         if issue is not None:
             if recipient is not None and _stale(tokens, anchor, i):
                 recipient = None  # "i have a fast metabolism and get shaky if i skip a meal" is no proposal
