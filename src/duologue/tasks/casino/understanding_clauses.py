@@ -103,3 +103,64 @@ def _vague_sentence(tokens: list[str], start: int) -> bool:
         end += 1
     sentence = " ".join(tokens[start:end])
     return bool(_VAGUE.search(sentence) or RELATIVE.search(sentence))
+
+
+def elided(tokens: list[str]) -> bool:
+    """Whether a message names no item, so that a count in it may stand for the item under discussion
+    ("How about you take 2 and I have 1?"), and counts no totals ("you get 7 items and I get 2")."""
+    return not any(issue_of_word(w) or w in {"items", "points", "total"} or (w.isdigit() and int(w) > 3) for w in tokens)
+
+
+_FRAGMENT_WORDS = {"all", "of", "the", "no", "none", "any", "every", "each"}
+SWAP_MARGIN = 0.5
+"""How much more the speaker must lean to one side of a bare swap than to the other to read who takes which."""
+
+
+def fragment(tokens: list[str], start: int, end: int) -> bool:
+    """Whether the sentence is only counted items, with no verb or person of its own ("All the food.",
+    "2 waters."): it goes on the list of the sentence before."""
+    words = tokens[start:end]
+    return any(issue_of_word(w) for w in words) and all(
+        w in FILLER or w in NUMBER_WORDS or w in _LIST_WORDS or w in _FRAGMENT_WORDS or issue_of_word(w) for w in words
+    )
+
+
+_PERSONS = {"i", "we", "you", "u", "me", "us", "my", "your", "our"}
+
+
+def impersonal(tokens: list[str], start: int, end: int) -> bool:
+    """Whether the sentence names no person ("In a perfect world, all the water"): answering how much
+    the speaker needs, its items are the speaker's own ask."""
+    return not any(w in _PERSONS for w in tokens[start:end])
+
+
+Item = tuple[str, int | None]
+
+
+def swap_sides(
+    tokens: list[str], start: int, end: int, pending: list[Item], lean: dict[str, float], *, shape_only: bool = False
+) -> tuple[list[Item], list[Item]] | None:
+    """(the speaker's side, the partner's side) of a swap that names no recipient ("3 packs of firewood
+    for 3 food?", "how about 3 waters and 2 foods for 2 firewoods?"): the speaker takes the side they
+    lean to (`lean`: per issue, how much more they have said they need it than the partner). None when
+    the sentence is no such swap or the leaning does not settle it. `shape_only`: whether the sentence
+    has the shape of such a swap at all (`([], [])` if so), whatever is pending and whoever leans."""
+    cut = next((k for k in range(start, end) if tokens[k] == "for" and k > start and any(issue_of_word(w) for w in tokens[start:k])), None)
+    if cut is None:
+        return None
+    before = {issue for w in tokens[start:cut] if (issue := issue_of_word(w))}
+    after = {issue for w in tokens[cut + 1 : end] if (issue := issue_of_word(w))}
+    if not after or before & after or not impersonal(tokens, start, end):
+        return None
+    if shape_only:
+        return [], []
+    first = [c for c in pending if c[0] in before]
+    second = [c for c in pending if c[0] in after]
+    if not first or not second or len(first) + len(second) != len(pending):
+        return None
+    margin = sum(lean.get(issue, 0.0) for issue in after) - sum(lean.get(issue, 0.0) for issue in before)
+    if margin >= SWAP_MARGIN:
+        return second, first
+    if margin <= -SWAP_MARGIN:
+        return first, second
+    return None

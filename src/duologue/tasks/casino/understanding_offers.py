@@ -4,7 +4,8 @@ of each item, as the speaker's own share per issue."""
 from __future__ import annotations
 
 from duologue.tasks.casino.rules import ISSUES, PACKAGES_PER_ISSUE
-from duologue.tasks.casino.understanding_clauses import _INTERJECTIONS, _elided_take, _opens_ask, _own_ask, _rest_word, _stale, _vague_sentence
+from duologue.tasks.casino.understanding_clauses import _INTERJECTIONS, _elided_take, _opens_ask, _own_ask, _rest_word, _stale, _vague_sentence, elided, fragment, impersonal, swap_sides
+from duologue.tasks.casino.understanding_context import Hints
 from duologue.tasks.casino.understanding_markers import (
     _AUX,
     _ENDS,
@@ -15,6 +16,7 @@ from duologue.tasks.casino.understanding_markers import (
     _POSTFIX,
     _SUBJECT_ME,
     _SUBJECT_YOU,
+    _TAKE_VERBS,
     _WISH_VERBS,
     _WORTH,
     _YOU,
@@ -33,20 +35,28 @@ _PARTIAL = {"majority", "most", "some", "half", "part", "bit", "little", "portio
 """Words before "the X" that make it a part, not all of it ("you get the majority of both the water and food")."""
 
 
+def _right_after(tokens: list[str], anchor: int, i: int) -> bool:
+    """Whether token i follows a recipient marker with only auxiliaries or a taking verb between ("let me
+    have 2", "let me just get one")."""
+    return anchor <= i and all(w in _AUX or w in _TAKE_VERBS for w in tokens[anchor:i])
+
+
 def _stands_for_last(tokens: list[str], i: int) -> bool:
     """Whether token i is a counted word for the item named just before: "2 of them", "all 3 packages"."""
     t = tokens[i]
     nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
     if "instead" in tokens[max(0, i - 5) : i]:
         return False  # "2 firewood instead of all of it"
-    if t in {"them", "those", "it"} and tokens[i - 1] == "of" and (tokens[i - 2] == "all" or _count_before(tokens, i, 0) is not None):
+    if t in {"them", "those", "it", "that"} and tokens[i - 1] == "of" and (tokens[i - 2] == "all" or _count_before(tokens, i, 0) is not None):
         return True  # "2 of them", "one package of it"
     counted = tokens[i - 1] in {"1", "2", "3", "one", "two", "three"} or (tokens[i - 1] == "the" and tokens[i - 2] in {"all"})
     return t in {"packages", "package", "bundles", "packs", "units"} and counted and nxt != "of" and not issue_of_word(nxt)
 
 
-def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
-    """The speaker's share per issue from the split the text describes, or None if it describes none."""
+def _proposal(tokens: list[str], hints: Hints | None = None) -> dict[str, int | None] | None:
+    """The speaker's share per issue from the split the text describes, or None if it describes none.
+    `hints` (`understanding_context`) name the item under discussion, where the speaker leans and
+    whether they were asked how much they need."""
     if tokens and tokens[-1] not in _ENDS:
         tokens = [*tokens, "."]
     assigned: dict[str, dict[str, int]] = {_ME: {}, _YOU: {}}
@@ -60,7 +70,10 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
     each_for: tuple[str, int] | None = None
     recipient: str | None = None
     pending: list[tuple[str, int | None]] = []  # items seen before any recipient in this clause
-    last_issue: str | None = None
+    borrowed = hints is not None and hints.topic is not None and elided(tokens)
+    last_issue: str | None = hints.topic if hints and borrowed else None  # "Please let me have 2." of the item just discussed
+    lean = dict(hints.leaning) if hints else {}
+    carried: str | None = None  # the recipient of the sentence before, for a list going on in fragments
     last_count: int | None = None
     sentence_start = 0
     anchor = 0
@@ -93,8 +106,19 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 assign(_ME, pending)  # "maybe 2 firewood, 2 water and a food?": the speaker's own ask
             elif pending and not marked and assigned[_ME] and reasoned_list(tokens, sentence_start, i) is not None:
                 assign(_ME, pending)  # "I would like 2 waters because ... 2 foods because ...": the ask goes on
+            elif pending and not marked and (sides := swap_sides(tokens, sentence_start, i, pending, lean)) is not None:
+                assign(_ME, sides[0])  # "I really need some food. 3 packs of firewood for 3 food?"
+                assign(_YOU, sides[1])
+            elif pending and not marked and carried is not None and fragment(tokens, sentence_start, i):
+                assign(carried, pending)  # "We will take 1 firewood. All the food. 2 waters."
+            elif pending and not marked and hints is not None and hints.asked_amount and sentence_start == 0 and impersonal(tokens, 0, i):
+                assign(_ME, pending)  # "how many water you need?" - "all the water"
             else:
                 dropped.extend(pending)
+            if marked:
+                carried = recipient if recipient in (_ME, _YOU) else None
+            elif not (pending and carried is not None and fragment(tokens, sentence_start, i)):
+                carried = None
             if t != "?":
                 orphans.extend(c for c in dropped if c[1] != _THE)
             nxt_start = i if opens else i + 1
@@ -242,7 +266,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 pending.append((issue, _THE))  # "the firewood is all yours"
             i += 1
             continue
-        if recipient in (_ME, _YOU) and i == anchor and last_issue is not None and (implied := implied_count(tokens, i)):
+        if recipient in (_ME, _YOU) and last_issue is not None and not (borrowed and wish) and _right_after(tokens, anchor, i) and (implied := implied_count(tokens, i)):
             assign(recipient, [(last_issue, implied[0])])  # "I need water. Can I have two and you take one?"
             i += implied[1]
             continue
