@@ -93,6 +93,10 @@ Labels:
   when it says nothing clear (378 messages, 220 with a top).
 * `stance`: a reply to a proposal read as `agree`, `refuse` or `other` (23 messages).
 
+`load_set` gives each message the dialogue's earlier messages (deal moves left out), and `score`
+reads it with them (`read(text, context=...)`): the labellers read every message in its dialogue,
+and some labels take their item from it.
+
 Each line also holds the `round` that added it and, for dev offers, `read`: the offer the rule
 reader read in that message before it was ever changed for it (its reading at the parent of the
 commit that added the round; `null` when it read no split). These fresh readings are what the
@@ -113,7 +117,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from duologue.core.schema import Model
-from duologue.tasks.casino.understanding import Reading, read
+from duologue.tasks.casino.understanding import Context, Reading, read
 from duologue.tasks.casino.understanding_words import issue_of_word
 
 FILES = {"train": "casino_train.json", "valid": "casino_valid.json"}
@@ -128,6 +132,13 @@ class LabelledItem(Model):
     fresh: dict[str, int] | None = None
     """How the rule reader read the offer before it was ever tuned on this message (dev offers only)."""
     has_fresh: bool = False
+    earlier: list[tuple[str, bool]] = []
+    """The dialogue's messages before this one (deal moves left out), each with whether this
+    message's speaker said it: what the reader is given as `Context`."""
+
+    @property
+    def context(self) -> Context:
+        return Context.of(self.earlier)
 
 
 def half_of(ref: str) -> str:
@@ -183,8 +194,13 @@ def load_set(split_folder: Path) -> list[LabelledItem]:
         if _sha(text) != row["sha"]:
             raise ValueError(f"{row['ref']}: the corpus message differs from the one labelled (another copy of the corpus?)")
         labels = {k: v for k, v in row.items() if k not in ("ref", "sha", "half", "round", "read")}
+        log = logs[split][dialogue]
+        speaker = log[int(index)]["id"]
+        earlier = [(turn["text"], turn["id"] == speaker) for turn in log[: int(index)] if turn["text"] not in _DEAL_MOVES]
         items.append(
-            LabelledItem(ref=row["ref"], half=row["half"], text=text, labels=labels, round=row["round"], fresh=row.get("read"), has_fresh="read" in row)
+            LabelledItem(
+                ref=row["ref"], half=row["half"], text=text, labels=labels, round=row["round"], fresh=row.get("read"), has_fresh="read" in row, earlier=earlier
+            )
         )
     return items
 
@@ -217,13 +233,14 @@ class Scores(Model):
     misses: list[str]
 
 
-def score(items: list[LabelledItem], reader: Callable[[str], Reading] = read) -> Scores:
+def score(items: list[LabelledItem], reader: Callable[..., Reading] = read, *, in_context: bool = True) -> Scores:
     """Exact offer reading (precision over the reader's proposals, recall over labelled offers),
     top and low issue accuracy over labelled ones, invented tops on messages that state none,
-    and stance accuracy."""
+    and stance accuracy. Each message is read in its dialogue's context (`reader(text,
+    context=...)`), as the labellers read it, unless `in_context` is false (`reader(text)`)."""
     out = Scores(offer_precision=[], offer_recall=[], top=[], low=[], false_top=[], stance=[], misses=[])
     for item in items:
-        reading = reader(item.text)
+        reading = reader(item.text, context=item.context) if in_context else reader(item.text)
         labels = item.labels
         if "offer" in labels:
             got, want = offer_of(reading), labels["offer"]
