@@ -90,3 +90,8 @@ def test_the_rule_agent_reads_a_message_with_the_dialogue_before_it(monkeypatch)
     assert context is not None and [t.text for t in context.turns] == [m.text for m in before][-len(context.turns) :]
     assert [t.own for t in context.turns] == [m.party == PERSON for m in before][-len(context.turns) :]
     assert context.turns and any(not t.own for t in context.turns)
+
+
+def test_a_counted_package_with_extra_is_of_the_item_named_before():
+    said = "What are your thoughts on the packages of food? I brought excess food, but would like 1 additional package in reserve in case more guests show up."
+    assert offer(said) == {"Food": 1}

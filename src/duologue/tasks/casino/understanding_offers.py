@@ -49,7 +49,9 @@ def _stands_for_last(tokens: list[str], i: int) -> bool:
         return False  # "2 firewood instead of all of it"
     if t in {"them", "those", "it", "that"} and tokens[i - 1] == "of" and (tokens[i - 2] == "all" or _count_before(tokens, i, 0) is not None):
         return True  # "2 of them", "one package of it"
-    counted = tokens[i - 1] in {"1", "2", "3", "one", "two", "three"} or (tokens[i - 1] == "the" and tokens[i - 2] in {"all"})
+    counts = {"1", "2", "3", "one", "two", "three"}
+    counted = tokens[i - 1] in counts or (tokens[i - 1] == "the" and tokens[i - 2] in {"all"})
+    counted |= tokens[i - 1] in {"extra", "additional", "more"} and i >= 2 and tokens[i - 2] in counts  # "1 additional package"
     return t in {"packages", "package", "bundles", "packs", "units"} and counted and nxt != "of" and not issue_of_word(nxt)
 
 
