@@ -96,10 +96,15 @@ def short_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
+CASINO_ROUNDS = 25
+"""The last labelling round of the CaSiNo set when the second labels were drawn."""
+
+
 def casino_draw(rows: list[dict[str, Any]], *, seed: str = CASINO_SEED, size: int = DRAWN) -> list[str]:
     """References of `size` items of the CaSiNo set's `test` half that carry an `offer` key (an offer or null),
-    less `SEEN_BEFORE`: sorted, shuffled with `seed`, the first `size` taken."""
-    pool = sorted(row["ref"] for row in rows if row["half"] == "test" and "offer" in row and row["ref"] not in SEEN_BEFORE)
+    less `SEEN_BEFORE`: sorted, shuffled with `seed`, the first `size` taken. Only the rounds the set held when the
+    draw was made (`CASINO_ROUNDS`) take part, so later rounds leave the draw as it was."""
+    pool = sorted(row["ref"] for row in rows if row["half"] == "test" and "offer" in row and row["ref"] not in SEEN_BEFORE and row.get("round", 0) <= CASINO_ROUNDS)
     random.Random(seed).shuffle(pool)
     return pool[:size]
 

@@ -29,3 +29,15 @@ def test_reads_offer_families_of_rounds_22_to_25(text, share):
 @pytest.mark.parametrize("text", ["I agree with you.", "I can work with that.", "Are you willing to do 1 food and 2 water?"])
 def test_acceptance_phrases_without_a_share_of_the_speaker_are_no_offer(text):
     assert read(text).proposal is None
+
+
+@pytest.mark.parametrize(
+    ("text", "share"),
+    [
+        ("I could have 3 Firewood, 3 Food, and you can have all of the water? I have a water supply nearby.", {F: 3, W: 0, D: 3}),  # an item word naming something else
+        ("Offer, 3 water, 2 food, 1 firewood", {F: 2, W: 3, D: 1}),  # a list opened by "offer" is the speaker's ask
+        ("I'll take 2 water bottles and 1 food", {F: 1, W: 2, D: None}),
+    ],
+)
+def test_reads_offer_families_of_rounds_26_to_28(text, share):
+    assert read(text).proposal == share

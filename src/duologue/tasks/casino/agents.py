@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from duologue.core import actions
@@ -68,9 +69,17 @@ from duologue.tasks.casino.rules import (
     points,
 )
 from duologue.tasks.casino.task import RANKINGS, pending_deal
-from duologue.tasks.casino.understanding import Reading, read
+from duologue.tasks.casino.understanding import Context, Reading, read
+from duologue.tasks.casino.understanding_context import LOOK_BACK
 
 LEVEL_SIGN = {"High": 1.0, "Medium": 0.0, "Low": -1.0}
+
+
+def _context(earlier: Sequence[object], speaker: str | None) -> Context:
+    """The messages before one, as `understanding.read` takes them: what it needs to read "let me
+    have 2" of the item under discussion, or who gives which in "3 firewood for 3 food?"."""
+    messages = [e for e in earlier if isinstance(e, Message)]
+    return Context.of([(m.text, m.party == speaker) for m in messages[-LOOK_BACK:]])
 
 # ---------------------------------------------------------------------------- what the agent says
 
@@ -292,7 +301,7 @@ class CasinoRuleAgent(Agent):
                 continue
             self.i_rejected = False
             if isinstance(event, Message):
-                reading = read(event.text)
+                reading = read(event.text, context=_context(observation.transcript[:position], event.party))
                 if self.tagger is not None:
                     before = next((e.text for e in reversed(observation.transcript[:position]) if isinstance(e, Message)), None)
                     reading.asks_preferences |= "elicit-pref" in self.tagger.tag([event.text], [before])[0]

@@ -26,9 +26,12 @@ Measured on a labelled set of real corpus messages (`understanding_eval`, report
 
 The parser is a small set of transparent rules (regular expressions over a normalised token
 stream): it is meant to be read and tested on hand-written human-like lines.
+`read(text, context=Context(...))` also takes the dialogue's earlier turns (`understanding_context`):
+a count standing alone is then of the item under discussion ("Please let me have 2."), and a bare
+swap ("3 packs of firewood for 3 food?") goes the way each side has said it leans.
 They live beside this module: `understanding_words` (item names, typos, counts, normalising),
 `understanding_markers` (who receives: "I'll take", "for you", "could you spare"),
-`understanding_offers` (the split) and `understanding_needs` (cues, comparisons, rankings).
+`understanding_offers` and `understanding_clauses` (the split) and `understanding_needs` (cues, comparisons, rankings).
 The split the rules find then gets a second look from a small learned model
 (`understanding_learned`): trained on how the rules read real messages before they were tuned on
 them, it fills issues the rules left open and replaces a share only when it is very sure; a
@@ -44,6 +47,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from duologue.tasks.casino.rules import ISSUES
+from duologue.tasks.casino.understanding_clauses import elided, swap_sides
+from duologue.tasks.casino.understanding_context import Context, Hints, Turn, hints_of, with_own_needs
 from duologue.tasks.casino.understanding_learned import revise
 from duologue.tasks.casino.understanding_needs import _read_implied_first, _read_sentence_needs
 from duologue.tasks.casino.understanding_offers import _proposal
@@ -57,7 +62,7 @@ from duologue.tasks.casino.understanding_words import (
     normalize,
 )
 
-__all__ = ["FILLER", "IMPLICIT_WORDS", "ISSUE_WORDS", "NUMBER_WORDS", "Reading", "is_sarcastic", "issue_of_word", "normalize", "read"]
+__all__ = ["Context", "Turn", "FILLER", "IMPLICIT_WORDS", "ISSUE_WORDS", "NUMBER_WORDS", "Reading", "is_sarcastic", "issue_of_word", "normalize", "read"]
 
 # ---------------------------------------------------------------------------- the reading
 
@@ -95,18 +100,37 @@ class Reading:
         return issue
 
 
-def read(text: str) -> Reading:
+def read(text: str, *, context: Context | None = None) -> Reading:
     """Read one message (see the module docstring for what is extracted).
 
-    Memoized: agents read the same lines over and over in self-play, so each distinct text is parsed
-    once; every call gets its own copy, free to change.
+    `context`, the dialogue's earlier turns, lets the split reader resolve what the message leaves
+    out: a count of the item under discussion ("Please let me have 2."), who gives which in a bare
+    swap ("3 packs of firewood for 3 food?"); see `understanding_context`. Without it the message is
+    read alone.
+
+    Memoized: agents read the same lines over and over in self-play, so each distinct text (and
+    what its context hints) is parsed once; every call gets its own copy, free to change.
     """
-    cached = _read(text)
+    hints = None
+    if context is not None and context.turns:
+        names_none, swaps = _could_use_context(text)
+        hints = hints_of(context, _read, topic=names_none, leaning=swaps)
+    cached = _read(text, hints)
     return replace(cached, needs=dict(cached.needs), prefers=list(cached.prefers), proposal=None if cached.proposal is None else dict(cached.proposal), mentions=list(cached.mentions))
 
 
+@lru_cache(maxsize=4096)
+def _could_use_context(text: str) -> tuple[bool, bool]:
+    """Whether the split reader could use the item under discussion (the text names none) and the
+    speakers' leanings (it has a swap's "for")."""
+    tokens = _tokens(text)
+    counted = any(t in NUMBER_WORDS or t == "all" for t in tokens)
+    swap = any(swap_sides(sentence, 0, len(sentence), [], {}, shape_only=True) for sentence in _sentences(tokens))
+    return counted and elided(tokens), swap
+
+
 @lru_cache(maxsize=4096)  # a self-play worker sees the same bot lines again and again; more would only hold memory
-def _read(text: str) -> Reading:
+def _read(text: str, hints: Hints | None = None) -> Reading:
     reading = Reading(text=text)
     tokens = _tokens(text)
     if not tokens:
@@ -116,11 +140,10 @@ def _read(text: str) -> Reading:
     reading.greets = bool(re.search(r"\b(hi|hello|hey|howdy|greetings|good (morning|afternoon|evening))\b", joined))
     reading.asks_preferences = _asks_preferences(joined)
     reading.sarcastic = is_sarcastic(text)
-    reading.proposal = None if reading.sarcastic else revise(tokens, _proposal(tokens))
-    sentences = _sentences(tokens)
-    for sentence in sentences:
+    for sentence in _sentences(tokens):
         _read_sentence_needs(sentence, reading)
     _read_implied_first(joined, reading)
+    reading.proposal = None if reading.sarcastic else revise(tokens, _proposal(tokens, with_own_needs(hints, reading.needs)))
     if reading.proposal:
         for issue, count in reading.proposal.items():
             if count is not None:

@@ -3,78 +3,42 @@ of each item, as the speaker's own share per issue."""
 
 from __future__ import annotations
 
-import re
-
 from duologue.tasks.casino.rules import ISSUES, PACKAGES_PER_ISSUE
+from duologue.tasks.casino.understanding_clauses import _INTERJECTIONS, _elided_take, _opens_ask, _own_ask, _rest_word, _stale, _vague_sentence, elided, fragment, impersonal, swap_sides
+from duologue.tasks.casino.understanding_context import Hints
 from duologue.tasks.casino.understanding_markers import (
-    STALE_AFTER,
     _AUX,
     _ENDS,
-    _GAP_BREAKERS,
     _GIFT_VERBS,
-    _GIVE_VERBS,
     _KEEP,
     _LIST_WORDS,
     _ME,
     _POSTFIX,
-    _REST,
     _SUBJECT_ME,
     _SUBJECT_YOU,
     _TAKE_VERBS,
-    _TRADE_VERBS,
     _WISH_VERBS,
     _WORTH,
     _YOU,
     _recipient_marker,
 )
-from duologue.tasks.casino.understanding_shapes import RELATIVE, for_your_need, helps_ask, implied_count, needs_none, of_list, premise_end, reasoned_list, you_do
-from duologue.tasks.casino.understanding_words import FILLER, NUMBER_WORDS, _count_after, _count_before, issue_of_word
+from duologue.tasks.casino.understanding_shapes import for_your_need, helps_ask, implied_count, needs_none, of_list, premise_end, reasoned_list, you_do
+from duologue.tasks.casino.understanding_words import FILLER, ITEM_HEADS, NUMBER_WORDS, _count_after, _count_before, issue_of_word
 
 # ---------------------------------------------------------------------------- proposals
 
 _THE = -1
 """A pending item named with `the` and no count: all of it, if a postfix marker (`is all yours`) gives it."""
-_OPENERS = {"how about", "what about", "maybe", "maybe i", "perhaps", "so", "ok so", "okay so", "then", "ok how", "okay how", "how bout"}
-"""Sentence openings of a proposal that names no recipient: the items are the speaker's own ask."""
 _FIRE_WORDS = {"fire", "fires", "campfire", "campfires", "bonfire"}
-_VAGUE = re.compile(r"\b(one of us|either of us|whoever|one person|the other person|the other one|one gets|of one of them|either of them)\b")
-
-
-def _stale(tokens: list[str], anchor: int, i: int) -> bool:
-    """Whether so many other words stand between a recipient (or its last item) and the item at i
-    that the recipient no longer governs it ("I have a fast metabolism and get shaky if I skip a meal")."""
-    gap = tokens[anchor:i]
-    if ":" in gap:
-        gap = gap[len(gap) - gap[::-1].index(":") :]  # "I can offer you this: 3 food, 0 firewood and 1 water"
-    if any(w in _GIVE_VERBS or w in _TRADE_VERBS or w in _GAP_BREAKERS for w in gap):
-        return True  # "I'll keep all the firewood and send 2 food", "we need water and, there is no firewood"
-    words = [w for w in gap if w not in FILLER and w not in NUMBER_WORDS and w not in _LIST_WORDS and w not in _AUX and w not in _TAKE_VERBS and not issue_of_word(w)]
-    j = i - 1
-    while j > anchor and tokens[j] in FILLER:
-        j -= 1
-    continues = j > anchor and tokens[j] in NUMBER_WORDS and tokens[j - 1] in {"and", ","}  # "..., and two firewoods"
-    return len(words) > STALE_AFTER + continues or i - anchor > 6 * STALE_AFTER
-
-
-_INTERJECTIONS = {"no", "ok", "okay", "well", "hmm", "yes", "yeah", "sure", "alright", ",", "oh", "ah", "sorry"}
-_VERDICT = {"would", "will", "work", "works", "best", "be", "good", "great", "fine", "ideal", "perfect", "please", "okay", "ok", "then", "better",
-            "fair", "fairer", "a", "little", "bit", "more", "is", "alright", "thats", "that", "s", "all"}
-"""Words that may close a bare list ("2 firewood, 1 water, 1 food would work best")."""
 _PACKAGES = {"package", "packages", "pack", "packs", "packet", "packets", "unit", "units", "bundle", "bundles", "bottle", "bottles", "item", "items", "one", "1", "2", "3"}
 _PARTIAL = {"majority", "most", "some", "half", "part", "bit", "little", "portion", "share", "less", "fewer"}
 """Words before "the X" that make it a part, not all of it ("you get the majority of both the water and food")."""
-_ELLIPSIS_AUX = {"would", "will", "could", "can", "then", "also", "really", "still", "be", "d", "ll", "only", "just", "rather", "probably"}
 
 
-def _elided_take(tokens: list[str], i: int) -> int:
-    """How many tokens from i make a taking verb whose subject is left out ("..., but would then
-    prefer 2 food", "and will be needing 2 water"), or 0."""
-    j = i
-    while j < len(tokens) and tokens[j] in _ELLIPSIS_AUX and j - i < 3:
-        j += 1
-    if j < len(tokens) and tokens[j] in {"prefer", "need", "needing", "want", "wanting", "take", "taking", "keep", "keeping", "get", "getting", "use"}:
-        return j - i + 1
-    return 0
+def _right_after(tokens: list[str], anchor: int, i: int) -> bool:
+    """Whether token i follows a recipient marker with only auxiliaries or a taking verb between ("let me
+    have 2", "let me just get one")."""
+    return anchor <= i and all(w in _AUX or w in _TAKE_VERBS for w in tokens[anchor:i])
 
 
 def _stands_for_last(tokens: list[str], i: int) -> bool:
@@ -83,69 +47,18 @@ def _stands_for_last(tokens: list[str], i: int) -> bool:
     nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
     if "instead" in tokens[max(0, i - 5) : i]:
         return False  # "2 firewood instead of all of it"
-    if t in {"them", "those", "it"} and tokens[i - 1] == "of" and (tokens[i - 2] == "all" or _count_before(tokens, i, 0) is not None):
+    if t in {"them", "those", "it", "that"} and tokens[i - 1] == "of" and (tokens[i - 2] == "all" or _count_before(tokens, i, 0) is not None):
         return True  # "2 of them", "one package of it"
-    counted = tokens[i - 1] in {"1", "2", "3", "one", "two", "three"} or (tokens[i - 1] == "the" and tokens[i - 2] in {"all"})
+    counts = {"1", "2", "3", "one", "two", "three"}
+    counted = tokens[i - 1] in counts or (tokens[i - 1] == "the" and tokens[i - 2] in {"all"})
+    counted |= tokens[i - 1] in {"extra", "additional", "more"} and i >= 2 and tokens[i - 2] in counts  # "1 additional package"
     return t in {"packages", "package", "bundles", "packs", "units"} and counted and nxt != "of" and not issue_of_word(nxt)
 
 
-def _opens_ask(tokens: list[str], start: int) -> bool:
-    """Whether a sentence opens like a proposal that names no recipient ("how about 2 food ...",
-    "no, how about 2 food ...")."""
-    while start < len(tokens) - 1 and tokens[start] in _INTERJECTIONS:
-        start += 1
-    return tokens[start] in _OPENERS or " ".join(tokens[start : start + 2]) in _OPENERS
-
-
-def _own_ask(tokens: list[str], start: int, first_item: int, end: int) -> bool:
-    """Whether the items of a sentence that names no recipient are the speaker's own ask: it opens
-    like a proposal ("how about 2 food ...", "maybe 2 firewood, 2 water and a food?") or is a bare
-    list, the partner is not its subject ("so you need 3 water?") and it trades nothing for
-    nothing ("so 2 firewood for 3 water?" does not say who gives which)."""
-    if any(w in _SUBJECT_YOU or w in {"i", "we", "your"} for w in tokens[start:first_item]):
-        return False  # "so I'll send over 3 waters", "so you need 3 water?"
-    if any(w in {"for", "instead"} and any(issue_of_word(x) or x in NUMBER_WORDS for x in tokens[k + 1 : k + 3]) for k, w in enumerate(tokens[start:end], start)):
-        return False
-    return _opens_ask(tokens, start) or _bare_list(tokens, start, end)
-
-
-def _bare_list(tokens: list[str], start: int, end: int) -> bool:
-    """Whether the sentence is nothing but counted items ("No food, just 2 water, 3 firewood")."""
-    words = tokens[start:end]
-    while words and words[-1] in _VERDICT:
-        words = words[:-1]
-    counted = sum(1 for k, w in enumerate(words) if issue_of_word(w) and k > 0 and (words[k - 1] == "no" or _count_before(words, k, 0) is not None))
-    return counted >= 2 and all(w in FILLER or w in NUMBER_WORDS or w in _LIST_WORDS or issue_of_word(w) for w in words)
-
-
-def _rest_word(tokens: list[str], i: int) -> bool:
-    """Whether token i closes a word for what is left: "the rest", "everything else", "what's left"."""
-    t = tokens[i]
-    if t == "left":
-        return tokens[i - 2 : i] in (["what", "s"], ["what", "is"]) or tokens[i - 1] == "whatever"
-    if t == "remaining" and tokens[i - 1] == "the" and tokens[i + 1 : i + 2] in (["items"], ["packages"], ["ones"], ["supplies"], ["stuff"], ["things"], ["."], [","]):
-        return True  # "then i'll get the remaining items"
-    if t not in _REST or not (t == "everything" or tokens[i - 1] in {"the", "all"}):
-        return False
-    if t == "others" and tokens[i - 2 : i] != ["all", "the"]:
-        return False
-    return not (i >= 3 and tokens[i - 2] == "of" and tokens[i - 3] in NUMBER_WORDS)
-
-
-def _vague_sentence(tokens: list[str], start: int) -> bool:
-    """Whether the sentence from `start` splits without saying who gets what ("one of us gets 2 food")
-    or only offers another choice ("Or I could do 3 firewood and 2 food")."""
-    if start < len(tokens) and tokens[start] in {"or", "unless"}:
-        return True
-    end = start
-    while end < len(tokens) and tokens[end] not in {".", "!", "?", ";", "\n"}:
-        end += 1
-    sentence = " ".join(tokens[start:end])
-    return bool(_VAGUE.search(sentence) or RELATIVE.search(sentence))
-
-
-def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
-    """The speaker's share per issue from the split the text describes, or None if it describes none."""
+def _proposal(tokens: list[str], hints: Hints | None = None) -> dict[str, int | None] | None:
+    """The speaker's share per issue from the split the text describes, or None if it describes none.
+    `hints` (`understanding_context`) name the item under discussion, where the speaker leans and
+    whether they were asked how much they need."""
     if tokens and tokens[-1] not in _ENDS:
         tokens = [*tokens, "."]
     assigned: dict[str, dict[str, int]] = {_ME: {}, _YOU: {}}
@@ -159,7 +72,10 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
     each_for: tuple[str, int] | None = None
     recipient: str | None = None
     pending: list[tuple[str, int | None]] = []  # items seen before any recipient in this clause
-    last_issue: str | None = None
+    borrowed = hints is not None and hints.topic is not None and elided(tokens)
+    last_issue: str | None = hints.topic if hints and borrowed else None  # "Please let me have 2." of the item just discussed
+    lean = dict(hints.leaning) if hints else {}
+    carried: str | None = None  # the recipient of the sentence before, for a list going on in fragments
     last_count: int | None = None
     sentence_start = 0
     anchor = 0
@@ -192,8 +108,19 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 assign(_ME, pending)  # "maybe 2 firewood, 2 water and a food?": the speaker's own ask
             elif pending and not marked and assigned[_ME] and reasoned_list(tokens, sentence_start, i) is not None:
                 assign(_ME, pending)  # "I would like 2 waters because ... 2 foods because ...": the ask goes on
+            elif pending and not marked and (sides := swap_sides(tokens, sentence_start, i, pending, lean)) is not None:
+                assign(_ME, sides[0])  # "I really need some food. 3 packs of firewood for 3 food?"
+                assign(_YOU, sides[1])
+            elif pending and not marked and carried is not None and fragment(tokens, sentence_start, i):
+                assign(carried, pending)  # "We will take 1 firewood. All the food. 2 waters."
+            elif pending and not marked and hints is not None and hints.asked_amount and sentence_start == 0 and impersonal(tokens, 0, i):
+                assign(_ME, pending)  # "how many water you need?" - "all the water"
             else:
                 dropped.extend(pending)
+            if marked:
+                carried = recipient if recipient in (_ME, _YOU) else None
+            elif not (pending and carried is not None and fragment(tokens, sentence_start, i)):
+                carried = None
             if t != "?":
                 orphans.extend(c for c in dropped if c[1] != _THE)
             nxt_start = i if opens else i + 1
@@ -288,6 +215,8 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 issue = "Firewood"  # "Now for the firewood. ... our water from the creek. 2 bundles for me"
         if issue is None and t == "woods" and _count_before(tokens, i, sentence_start) is not None:
             issue = "Firewood"  # "3 waters 2 woods"
+        if issue is not None and i + 1 < len(tokens) and tokens[i + 1] in ITEM_HEADS:
+            issue = None  # "a water supply" is no package of water
         if issue is not None:
             if recipient is not None and _stale(tokens, anchor, i):
                 recipient = None  # "i have a fast metabolism and get shaky if i skip a meal" is no proposal
@@ -339,7 +268,7 @@ def _proposal(tokens: list[str]) -> dict[str, int | None] | None:
                 pending.append((issue, _THE))  # "the firewood is all yours"
             i += 1
             continue
-        if recipient in (_ME, _YOU) and i == anchor and last_issue is not None and (implied := implied_count(tokens, i)):
+        if recipient in (_ME, _YOU) and last_issue is not None and not (borrowed and wish) and _right_after(tokens, anchor, i) and (implied := implied_count(tokens, i)):
             assign(recipient, [(last_issue, implied[0])])  # "I need water. Can I have two and you take one?"
             i += implied[1]
             continue

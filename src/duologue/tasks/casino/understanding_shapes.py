@@ -14,7 +14,7 @@ from duologue.tasks.casino.understanding_markers import _ENDS, _SUBJECT_YOU
 from duologue.tasks.casino.understanding_words import FILLER, NUMBER_WORDS, issue_of_word
 
 _DIGITS = {"0", "1", "2", "3", "one", "two", "three"}
-_AFTER_BARE = _ENDS | {",", "and", "so", "while", "then", "if", "but", "at", "you", "u", "i", "we"}  # "I would like 2 at least", "I take 2 you take 1"
+_AFTER_BARE = _ENDS | {",", "and", "so", "while", "then", "if", "but", "at", "you", "u", "i", "we", "please"}  # "I would like 2 at least", "I take 2 you take 1"
 _EXTRA_ALL = (["of", "the", "extra"], ["the", "extra"], ["of", "the", "extras"], ["the", "extras"])
 
 

@@ -59,6 +59,9 @@ FILLER: frozenset[str] = frozenset(
 )
 """Words that may stand between a count and its item: `2 packages of the water`."""
 
+ITEM_HEADS = frozenset({"supply", "supplies", "source", "sources", "filter", "filters", "purifier", "purifiers", "purification", "poisoning", "intake", "storage"})
+"""Nouns an item word may modify, so that it names something else: "I have a water supply nearby", "food poisoning"."""
+
 # ---------------------------------------------------------------------------- normalising
 
 
@@ -85,6 +88,7 @@ def normalize(text: str) -> str:
     text = re.sub(r"\b(ca|wo|do|does|is|are|would|could|should|did|was|were|have|has)n'?t\b", lambda m: _NOT_FORMS[m.group(1)] + " not", text)
     text = re.sub(r"\bcannot\b", "can not", text)
     text = re.sub(r"\brecieve", "receive", text)
+    text = re.sub(r"\bal(?= of the\b)", "all", text)  # "you have al of the firewood"
     text = re.sub(r"\bthe(firewood|water|food)s?\b", r"the \1", text)  # "all thefirewood"
     text = re.sub(r"\bim\b", "i m", text)
     text = re.sub(r"\bill\b(?= (take|get|give|keep|have|need|do|go|let|be|send|settle|offer|trade|accept))", "i ll", text)
