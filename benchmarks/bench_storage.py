@@ -1,16 +1,18 @@
-"""How the live platform should store moves: measured, three ways, on the same SQLite file.
+"""How the live platform should store moves: measured, five ways, on the same SQLite file.
 
 Run: `.venv/bin/python benchmarks/bench_storage.py [--concurrent 100,500,1000] [--moves 10] [--think 1] [--runs 3]`
 
 Each live dialogue stores every move (its events and the move id) before anyone is told of it.
 Here `--concurrent` dialogues each make `--moves` moves, `--think` seconds apart as people pause,
 all in one event loop as the server's would (offered load: concurrent / think moves a second), while a heartbeat task measures how late the loop answers (what every
-other frame and move waits). Four ways to store:
+other frame and move waits). Five ways to store:
 
-* `ORM session, on the loop`: how the platform stored a move until now, one SQLAlchemy ORM
+* `ORM session, on the loop`: how the platform first stored a move, one SQLAlchemy ORM
   session and transaction per move, called directly: the loop waits for every commit;
-* `plain insert, on the loop`: what `Storage.add_events` does now, one transaction of plain
-  inserts per move (no ORM unit of work), still on the loop;
+* `Core insert, on the loop`: one transaction of SQLAlchemy Core inserts per move through its
+  `Connection` (no ORM unit of work), as the platform stored a move next;
+* `driver insert, on the loop`: what `Storage.add_events` does now, the same inserts compiled once
+  and run on the driver's own connection (`web/plain_sql.py`), still on the loop;
 * `asyncio driver`: SQLAlchemy's asyncio API over aiosqlite, one transaction per move;
 * `storage thread`: one thread that stores whatever has queued up, from any number of dialogues,
   in one transaction (`Storage.add_event_batch`), each move awaiting its commit.
@@ -178,7 +180,24 @@ async def orm_session(path: Path, concurrent: int, moves: int, think: float) -> 
         storage.close()
 
 
-WAYS = {"ORM session, on the loop": orm_session, "plain insert, on the loop": on_the_loop, "asyncio driver": asyncio_driver, "storage thread": storage_thread}
+async def core_insert(path: Path, concurrent: int, moves: int, think: float) -> dict[str, float]:
+    from sqlalchemy import insert
+
+    storage = Storage(f"sqlite:///{path}")
+    events_insert, moves_insert = insert(EventRow), insert(MoveRow)
+
+    async def store(dialogue: str, seq: int, events: list[Message], move: str) -> None:
+        with storage.engine.begin() as connection:  # how the platform stored a move before plain_sql
+            connection.execute(events_insert, [{"dialogue_id": dialogue, "seq": seq + i, "data": e.model_dump_json()} for i, e in enumerate(events)])
+            connection.execute(moves_insert, [{"dialogue_id": dialogue, "move_id": move, "seq": seq}])
+
+    try:
+        return await drive(store, concurrent, moves, think)
+    finally:
+        storage.close()
+
+
+WAYS = {"ORM session, on the loop": orm_session, "Core insert, on the loop": core_insert, "driver insert, on the loop": on_the_loop, "asyncio driver": asyncio_driver, "storage thread": storage_thread}
 
 
 def main() -> None:
