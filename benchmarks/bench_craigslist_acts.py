@@ -31,7 +31,7 @@ from duologue.arena.report import bootstrap_mean
 from duologue.core.schema import Dialogue, Message
 from duologue.data.io import read_corpus
 from duologue.tasks import corpus_format
-from duologue.tasks.craigslist import prices
+from duologue.tasks.craigslist import price_tracker
 from duologue.tasks.craigslist.acts import GOLD_SOURCE, ActAnnotator, dialogue_acts
 
 
@@ -100,8 +100,8 @@ def main() -> None:
     rounds = 3
     elapsed = 0.0
     for _ in range(rounds):
-        prices._parser_tokens.cache_clear()  # measure reading new text, not the token cache
-        prices._line_numbers.cache_clear()
+        price_tracker._parser_tokens.cache_clear()  # measure reading new text, not the token cache
+        price_tracker._line_numbers.cache_clear()
         start = time.perf_counter()
         for dialogue in dialogues:
             annotator.annotate(dialogue)
