@@ -91,3 +91,22 @@ def test_every_tasks_moves_validate_exactly_as_json_schema_says(case):
     schema, value = case
     reference = jsonschema.Draft202012Validator(schema).is_valid(value)
     assert (moves.validate(moves.action_schema([schema]), value) is None) == reference, value
+
+
+def test_numbers_at_and_around_every_bound_validate_as_json_schema_says():
+    """Each number field's bounds (inclusive or not) exactly at, just inside and just past them."""
+    import random
+
+    checked = 0
+    for schema in MOVE_SCHEMAS:
+        for name, field in schema.get("properties", {}).items():
+            for keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+                if not isinstance(field, dict) or keyword not in field:
+                    continue
+                bound = field[keyword]
+                for value in (bound, bound - 1, bound + 1, bound - 0.5, bound + 0.5):
+                    move = {**moves.sample(schema, random.Random(0)), name: value}
+                    reference = jsonschema.Draft202012Validator(schema).is_valid(move)
+                    assert (moves.validate(moves.action_schema([schema]), move) is None) == reference, move
+                    checked += 1
+    assert checked > 0

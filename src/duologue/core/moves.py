@@ -8,7 +8,7 @@ structured output (`for_llm`), the terminal's commands, the web page's form, the
 checker (`sample`, `validate`) and the RL environments.
 
 The helpers here read only the small part of JSON Schema that move schemas use: `const`, `enum`,
-`type` (object, integer, number, string, boolean), `minimum`/`maximum`, `minLength`/`maxLength`,
+`type` (object, integer, number, string, boolean), `minimum`/`maximum` (and their exclusive forms), `minLength`/`maxLength`,
 `properties`/`required`/`additionalProperties`, and `oneOf`/`anyOf`.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
+import operator
 import random
 from typing import Any, Iterable
 
@@ -175,6 +176,10 @@ _TYPES: dict[str, Any] = {
     "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
 }
 
+_BOUNDS = {"minimum": operator.ge, "maximum": operator.le, "exclusiveMinimum": operator.gt, "exclusiveMaximum": operator.lt}
+"""A number's bounds: the keyword, and how the value must compare with the bound."""
+_LENGTHS = {"minLength": operator.ge, "maxLength": operator.le}
+
 
 def _conforms(schema: Schema, value: Any) -> bool:
     """Whether `value` surely fits `schema`, read with only the keywords move schemas use (see the
@@ -195,12 +200,11 @@ def _conforms(schema: Schema, value: Any) -> bool:
         elif keyword == "enum":
             if not any(_same(value, option) for option in rule):
                 return False
-        elif keyword in ("minimum", "maximum"):
-            number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if number and (value < rule if keyword == "minimum" else value > rule):
+        elif keyword in _BOUNDS:
+            if _TYPES["number"](value) and not _BOUNDS[keyword](value, rule):
                 return False
-        elif keyword in ("minLength", "maxLength"):
-            if isinstance(value, str) and (len(value) < rule if keyword == "minLength" else len(value) > rule):
+        elif keyword in _LENGTHS:
+            if isinstance(value, str) and not _LENGTHS[keyword](len(value), rule):
                 return False
         elif keyword == "required":
             if isinstance(value, dict) and not all(name in value for name in rule):
