@@ -27,13 +27,13 @@ class PlainStatement:
         compiled = statement.compile(dialect=engine.dialect, column_keys=list(keys))
         assert isinstance(compiled, SQLCompiler)
         self.sql = compiled.string
-        self.positional = bool(compiled.positiontup)
         self.order = list(compiled.positiontup or [])
+        """The bind names in the order of a positional driver's placeholders (empty: named ones)."""
         self.names = {name: compiled.binds[name].key for name in compiled.binds}
 
     def parameters(self, row: dict[str, Any]) -> Any:
         """`row` in the form the driver takes for this statement (a tuple or a dict)."""
-        if self.positional:
+        if self.order:
             return tuple(row[self.names[name]] for name in self.order)
         return {name: row[key] for name, key in self.names.items()}
 
