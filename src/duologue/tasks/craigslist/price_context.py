@@ -173,9 +173,10 @@ def judge(text: str, start: int, end: int) -> tuple[bool, bool]:
     rest = lowered[end:]
     answer = clause in (["no"], ["nope"], ["nah"]) or (clause == ["not"] and rest.lstrip().startswith("?"))
     then = THEN_JUDGED.match(rest)
-    if re.match(r"\s*(?:dollars?|bucks?)?\s*(?:\?\s*[?!]|!\s*\?)", rest) and not PROPOSING & set(clause):
+    proposing = bool(PROPOSING & set(clause))
+    if re.match(r"\s*(?:dollars?|bucks?)?\s*(?:\?\s*[?!]|!\s*\?)", rest) and not proposing:
         return True, False  # `$8??`, `40?!`: the other side's number echoed in disbelief; but `how about 40??` proposes
-    judged = bool(TOO_MUCH.match(rest)) or bool(then and TOO_MUCH.match(rest[then.end():])) or bool(THEN_REFUSED.match(rest) and not PROPOSING & set(clause))
+    judged = bool(TOO_MUCH.match(rest)) or bool(then and TOO_MUCH.match(rest[then.end():])) or bool(THEN_REFUSED.match(rest) and not proposing)
     if judged and (_owned_up(clause) or (clause in (["is"], ["would"], ["will"]) and re.match(r"[^.!]*\?", rest))):
         judged = False  # `I know 140 is low, but ...`, `sorry if 140 is too low`, `is 140 too low?`: the speaker's own offer
     negated = (_is_negated(clause) and not answer) or judged
