@@ -31,7 +31,8 @@ Reported per configuration: dialogues finished (of those asked), the peak number
 progress at once, dialogues per second (finished / wall time of the client run), relay latency
 p50 / p95 / p99 (a move sent -> the partner's first frame holding its event), errors (connections
 lost, timeouts, error frames not caused by a refused move, frames whose transcript changed
-history, unfinished dialogues), lobby wait p50 / p95 (opening the lobby -> paired), lost events (acknowledged moves the partner never received, plus
+history, unfinished dialogues), lobby wait p50 / p95 (opening the lobby -> paired), client loop lag p95 (how late the client processes' event loops woke a task that slept
+50 ms: where it nears the latency, the simulated people, not the platform, set the figure; the timeline shows it per slice), lost events (acknowledged moves the partner never received, plus
 those missing from the stored dialogue, read back through the admin API), duplicated events
 (stored or delivered more often than sent), moves the rules refused, the CPU seconds of each component (server workers, PostgreSQL's
 postmaster and backends, redis-server, client processes; also as % of one core in the JSON), and
@@ -66,8 +67,8 @@ import httpx  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: E402
 
-from load.participants import PlatformSeat, RelaySeat, SeatReport, signature  # noqa: E402
-from load.report import add_ratios, crossings, crossings_table, percentile, results_table, timeline, timeline_table  # noqa: E402,F401 (re-exported for tests)
+from load.participants import PlatformSeat, RelaySeat, SeatReport, signature, with_lag_probe  # noqa: E402
+from load.report import add_ratios, crossings, crossings_table, lag_summary, percentile, results_table, timeline, timeline_table  # noqa: E402,F401 (re-exported for tests)
 from load.servers import ServerUnavailable, platform_server, postgres_server, redis_server, relay_server  # noqa: E402
 
 CONFIGS = ("bare", "sqlite", "pg-redis")
@@ -132,6 +133,9 @@ class Result:
     profile: str | None = None
     timeline: list[dict[str, Any]] = field(default_factory=list)
     """Relay latency per slice of the run (`load.report.timeline`), when asked for."""
+    client_lag_ms: dict[str, float | None] = field(default_factory=dict)
+    """How late the client processes' event loops ran (p50, p95, max): when its p95 nears the
+    latency's, the simulated people, not the platform, are the bottleneck."""
 
 
 # ---------------------------------------------------------------------------- the client side
@@ -217,18 +221,20 @@ def client_process(kind: str, base_url: str, study: str, dialogues: int, concurr
     def tick() -> None:
         results.put(("dialogue", tag))
 
+    lags: list[tuple[float, float]] = []
     try:
         if kind == "bare":
-            reports = asyncio.run(relay_clients(base_url, dialogues, concurrent, options, tag, tick))
+            reports = asyncio.run(with_lag_probe(relay_clients(base_url, dialogues, concurrent, options, tag, tick), lags))
         else:
-            reports = asyncio.run(platform_clients(base_url, study, dialogues, concurrent, options, tag, tick))
-        results.put(("result", tag, [asdict(r) for r in reports], time.process_time() - cpu_before, wall_start, time.time()))
+            reports = asyncio.run(with_lag_probe(platform_clients(base_url, study, dialogues, concurrent, options, tag, tick), lags))
+        results.put(("result", tag, [asdict(r) for r in reports], time.process_time() - cpu_before, wall_start, time.time(), lags))
     except BaseException as error:  # noqa: BLE001 - the parent must hear about it, or it waits forever
-        results.put(("failed", tag, f"{type(error).__name__}: {error}", time.process_time() - cpu_before, wall_start, time.time()))
+        results.put(("failed", tag, f"{type(error).__name__}: {error}", time.process_time() - cpu_before, wall_start, time.time(), lags))
 
 
-def run_clients(kind: str, base_url: str, studies: list[str], options: Options, console: Console | None) -> tuple[list[SeatReport], float, float, float, list[str]]:
-    """All client processes of one configuration: (reports, client CPU seconds, start, end, failures)."""
+def run_clients(kind: str, base_url: str, studies: list[str], options: Options, console: Console | None) -> tuple[list[SeatReport], float, float, float, list[str], list[tuple[float, float]]]:
+    """All client processes of one configuration: (reports, client CPU seconds, start, end,
+    failures, the client event loops' lag samples)."""
     context = multiprocessing.get_context("fork")
     results = context.Queue()
     processes = []
@@ -244,6 +250,7 @@ def run_clients(kind: str, base_url: str, studies: list[str], options: Options, 
         process.start()
     reports: list[SeatReport] = []
     cpu, starts, ends, failures = 0.0, [], [], []
+    lags: list[tuple[float, float]] = []
     pending = len(processes)
     progress = Progress(TextColumn(f"[bold]{kind}[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("dialogues"), TimeElapsedColumn(), console=console, disable=console is None, transient=False)
     try:
@@ -264,6 +271,7 @@ def run_clients(kind: str, base_url: str, studies: list[str], options: Options, 
                 cpu += message[3]
                 starts.append(message[4])
                 ends.append(message[5])
+                lags.extend(message[6])
                 if message[0] == "failed":
                     failures.append(message[2])
                 else:
@@ -275,7 +283,7 @@ def run_clients(kind: str, base_url: str, studies: list[str], options: Options, 
                 process.kill()
                 process.join()
     start = min(starts) if starts else time.time()
-    return reports, cpu, start, max(ends) if ends else start, failures
+    return reports, cpu, start, max(ends) if ends else start, failures, lags
 
 
 # ---------------------------------------------------------------------------- judging what happened
@@ -291,9 +299,10 @@ def peak_overlap(intervals: list[tuple[float, float]]) -> int:
     return peak
 
 
-def assess(result: Result, reports: list[SeatReport], stored: dict[str, list[dict[str, Any]]] | None, slice_seconds: float = 0.0) -> None:
+def assess(result: Result, reports: list[SeatReport], stored: dict[str, list[dict[str, Any]]] | None, slice_seconds: float = 0.0, lags: list[tuple[float, float]] | None = None) -> None:
     """Fill latency, lost, duplicated, errors and end reasons from the seats' reports and the stored
-    dialogues (None: nothing stored, as over the bare relay); with `slice_seconds`, the timeline."""
+    dialogues (None: nothing stored, as over the bare relay); with `slice_seconds`, the timeline;
+    with `lags` (the clients' loop-lag samples), how late the simulated people themselves ran."""
     latencies: list[float] = []
     sent_at: list[float] = []
     waits = [r.lobby_seconds for r in reports if r.lobby_seconds is not None]
@@ -358,8 +367,10 @@ def assess(result: Result, reports: list[SeatReport], stored: dict[str, list[dic
     result.errors = len(errors)
     result.error_samples = errors[:10]
     result.events_timed = len(latencies)
+    if lags:
+        result.client_lag_ms = lag_summary([lag for _, lag in lags])
     if slice_seconds > 0:
-        result.timeline = timeline(sent_at, latencies, slice_seconds)
+        result.timeline = timeline(sent_at, latencies, slice_seconds, lags or [])
     result.peak_concurrent = peak_overlap(intervals)
     result.latency_ms = {f"p{q}": (round(v * 1000, 2) if (v := percentile(latencies, q)) is not None else None) for q in (50, 95, 99)}
     result.latency_ms["mean"] = round(statistics.fmean(latencies) * 1000, 2) if latencies else None
@@ -390,7 +401,7 @@ def measure(result: Result, kind: str, base_url: str, studies: list[str], compon
     """Run the clients against started servers and judge the outcome; `components` maps a name
     (server, postgres, redis) to something with `cpu_seconds()`, counted over the client run."""
     before = {name: c.cpu_seconds() for name, c in components.items()}
-    reports, client_cpu, start, end, failures = run_clients(kind, base_url, studies, options, console)
+    reports, client_cpu, start, end, failures, lags = run_clients(kind, base_url, studies, options, console)
     used = {name: c.cpu_seconds() - before[name] for name, c in components.items()}
     wall = max(end - start, 1e-9)
     result.seconds = round(wall, 2)
@@ -401,7 +412,7 @@ def measure(result: Result, kind: str, base_url: str, studies: list[str], compon
     if kind != "bare":
         ids = sorted({r.dialogue for r in reports if r.dialogue is not None})
         stored = asyncio.run(fetch_stored(base_url, ids))
-    assess(result, reports, stored, options.timeline)
+    assess(result, reports, stored, options.timeline, lags)
     for failure in failures:
         result.errors += 1
         result.error_samples.append(failure)

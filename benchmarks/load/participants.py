@@ -57,6 +57,29 @@ def action_signature(action: actions.Action, party: str) -> str:
     return signature(action.to_event(party, None).model_dump(mode="json"))
 
 
+LAG_PROBE_SECONDS = 0.05
+
+
+async def probe_loop_lag(samples: list[tuple[float, float]], interval: float = LAG_PROBE_SECONDS) -> None:
+    """Until cancelled: how late this process's event loop wakes a task that asked to sleep
+    `interval`, as (perf_counter when the sleep began, seconds late). A client loop that runs late
+    delays every frame it reads by as much, so a latency measured while it lags is partly the
+    simulated people's own, not the platform's."""
+    while True:
+        began = time.perf_counter()
+        await asyncio.sleep(interval)
+        samples.append((began, max(time.perf_counter() - began - interval, 0.0)))
+
+
+async def with_lag_probe(work: Any, samples: list[tuple[float, float]]) -> Any:
+    """Await `work` while `probe_loop_lag` records into `samples`."""
+    probe = asyncio.get_running_loop().create_task(probe_loop_lag(samples))
+    try:
+        return await work
+    finally:
+        probe.cancel()
+
+
 def think_seconds(think: float, rng: random.Random) -> float:
     """A person's pause before a move: uniform between half and one and a half times `think`."""
     return think * rng.uniform(0.5, 1.5) if think > 0 else 0.0

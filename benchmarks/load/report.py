@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from rich.table import Table
@@ -86,7 +87,7 @@ def cpu_text(seconds: dict[str, float]) -> str:
 def results_table(results: list[Any], options: Any) -> Table:
     target = options.target_p95_ms
     table = Table(title=f"live platform under load: {options.task}, think {options.think:g} s, turn-taking {options.turn_taking}, {options.client_processes} client process(es), target p95 {target:g} ms")
-    columns = ("configuration", "concurrent", "dialogues", "dialogues/s", "x bare dialogues/s", "p50 ms", "p95 ms", "p99 ms", "lobby p50 ms", "lobby p95 ms", "errors", "lost", "duplicated", "refused", "CPU s", "p95 vs bare")
+    columns = ("configuration", "concurrent", "dialogues", "dialogues/s", "x bare dialogues/s", "p50 ms", "p95 ms", "p99 ms", "lobby p50 ms", "lobby p95 ms", "client lag p95 ms", "errors", "lost", "duplicated", "refused", "CPU s", "p95 vs bare")
     for column in columns:
         table.add_column(column, justify="left" if column in ("configuration", "CPU s") else "right")
     for r in results:
@@ -106,6 +107,7 @@ def results_table(results: list[Any], options: Any) -> Table:
             ms(r.latency_ms.get("p99")),
             ms(r.lobby_wait_ms.get("p50")),
             ms(r.lobby_wait_ms.get("p95")),
+            ms(getattr(r, "client_lag_ms", {}).get("p95")),
             str(r.errors),
             str(r.lost),
             str(r.duplicated),
@@ -116,26 +118,41 @@ def results_table(results: list[Any], options: Any) -> Table:
     return table
 
 
-def timeline(sent_at: list[float], latencies: list[float], slice_seconds: float) -> list[dict[str, Any]]:
+def lag_summary(lags: list[float]) -> dict[str, float | None]:
+    """p50, p95 and max of loop-lag samples (seconds), in ms."""
+    found: dict[str, float | None] = {f"p{q}": (round(v * 1000, 2) if (v := percentile(lags, q)) is not None else None) for q in (50, 95)}
+    found["max"] = round(max(lags) * 1000, 2) if lags else None
+    return found
+
+
+def timeline(sent_at: list[float], latencies: list[float], slice_seconds: float, lags: Sequence[tuple[float, float]] = ()) -> list[dict[str, Any]]:
     """Relay latency by when the event was sent: a row per slice of `slice_seconds` from the first
-    send (events, p50, p95 and max in ms). A p95 made by the lobby's opening rush shows in the
-    first slices only; one the server cannot keep up with stays high through the run."""
+    send (events, p50, p95 and max in ms; with `lags`, the client loops' lag p95 in that slice). A
+    p95 made by the lobby's opening rush shows in the first slices only; one the server cannot keep
+    up with stays high through the run; one that the client lag matches is the clients' own."""
     if not sent_at:
         return []
     start = min(sent_at)
     slices: dict[int, list[float]] = defaultdict(list)
     for sent, latency in zip(sent_at, latencies, strict=True):
         slices[int((sent - start) // slice_seconds)].append(latency * 1000)
+    lag_slices: dict[int, list[float]] = defaultdict(list)
+    for began, lag in lags:
+        if began >= start:
+            lag_slices[int((began - start) // slice_seconds)].append(lag * 1000)
     rows = []
     for index in sorted(slices):
         values = sorted(slices[index])
-        rows.append({"from_s": round(index * slice_seconds, 3), "events": len(values), "p50_ms": round(percentile(values, 50) or 0.0, 2), "p95_ms": round(percentile(values, 95) or 0.0, 2), "max_ms": round(values[-1], 2)})
+        row = {"from_s": round(index * slice_seconds, 3), "events": len(values), "p50_ms": round(percentile(values, 50) or 0.0, 2), "p95_ms": round(percentile(values, 95) or 0.0, 2), "max_ms": round(values[-1], 2)}
+        if lag_slices.get(index):
+            row["client_lag_p95_ms"] = round(percentile(lag_slices[index], 95) or 0.0, 2)
+        rows.append(row)
     return rows
 
 
 def timeline_table(results: list[Any], slice_seconds: float) -> Table:
     """Each configuration's p95 (and events) per slice of the run, side by side."""
-    table = Table(title=f"relay latency over the run, per {slice_seconds:g} s of sending: p95 ms (events)")
+    table = Table(title=f"relay latency over the run, per {slice_seconds:g} s of sending: p95 ms (events) / client loop lag p95 ms")
     table.add_column("from s", justify="right")
     shown = [r for r in results if r.available and r.timeline]
     for r in shown:
@@ -146,5 +163,5 @@ def timeline_table(results: list[Any], slice_seconds: float) -> Table:
             by_slice[row["from_s"]][column] = row
     for start in sorted(by_slice):
         cells = [by_slice[start].get(column) for column in range(len(shown))]
-        table.add_row(f"{start:g}", *("" if c is None else f"{ms(c['p95_ms'])} ({c['events']})" for c in cells))
+        table.add_row(f"{start:g}", *("" if c is None else f"{ms(c['p95_ms'])} ({c['events']})" + (f" / {ms(c['client_lag_p95_ms'])}" if "client_lag_p95_ms" in c else "") for c in cells))
     return table

@@ -1,8 +1,10 @@
 """The load benchmark's code path, tiny: a few dialogues against a real server and the bare relay,
 and the bookkeeping that finds lost, duplicated and reordered events."""
 
+import asyncio
 import importlib.util
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -36,6 +38,7 @@ def test_a_tiny_run_plays_every_dialogue_without_losing_or_duplicating_events(co
     assert 0 <= result.latency_ms["p50"] <= result.latency_ms["p95"] <= result.latency_ms["p99"]
     assert sum(result.end_reasons.values()) == 3
     assert result.server_cpu_percent is not None and result.client_cpu_percent is not None
+    assert 0 <= result.client_lag_ms["p50"] <= result.client_lag_ms["p95"] <= result.client_lag_ms["max"]
     assert set(result.cpu_seconds) == {"server", "clients"} and result.cpu_seconds["server"] >= 0
     if config == "sqlite":  # the relay's CPU for three tiny dialogues can be under one clock tick (10 ms)
         assert result.cpu_seconds["server"] > 0
@@ -44,7 +47,7 @@ def test_a_tiny_run_plays_every_dialogue_without_losing_or_duplicating_events(co
     else:
         assert result.lobby_wait_ms == {}
     text = table_text([result])
-    for column in ("configuration", "dialogues", "concurrent", "dialogues/s", "x bare", "p50 ms", "p95 ms", "p99 ms", "lobby p95", "errors", "lost", "duplicated", "CPU s", "p95 vs bare"):
+    for column in ("configuration", "dialogues", "concurrent", "dialogues/s", "x bare", "p50 ms", "p95 ms", "p99 ms", "lobby p95", "client lag p95", "errors", "lost", "duplicated", "CPU s", "p95 vs bare"):
         assert column in text
     assert f"{config} " in text and "3/3" in text and "server " in text
 
@@ -235,3 +238,28 @@ def test_the_timeline_puts_each_event_in_the_slice_it_was_sent_in():
     console.print(bench.timeline_table([result], 0.5))
     assert "300.0 (1)" in console.export_text()
     assert judged(played(), {"d1": [HI, HELLO]}).timeline == []  # only when asked for
+
+
+def test_the_clients_loop_lag_is_summarised_and_put_in_the_slices_it_was_measured_in():
+    result = bench.Result(config="sqlite", requested=1, concurrent=1)
+    lags = [(0.5, 0.001), (1.1, 0.002), (2.2, 0.120), (2.3, 0.004)]  # before the first send, then slices 0 and 1
+    bench.assess(result, played(a_seen=[(1, 2.3)]), {"d1": [HI, HELLO]}, slice_seconds=1.0, lags=lags)
+    assert result.client_lag_ms == {"p50": pytest.approx(2.0), "p95": pytest.approx(120.0), "max": pytest.approx(120.0)}
+    assert [row.get("client_lag_p95_ms") for row in result.timeline] == [pytest.approx(2.0), pytest.approx(120.0)]
+    console = Console(width=200, record=True)
+    console.print(bench.timeline_table([result], 1.0))
+    assert "300.0 (1) / 120.0" in console.export_text()
+
+
+def test_the_lag_probe_sees_a_loop_that_a_blocking_call_holds_up():
+    from load.participants import with_lag_probe
+
+    async def blocked() -> None:
+        await asyncio.sleep(0.12)
+        time.sleep(0.2)  # a simulated person's agent thinking on the loop
+        await asyncio.sleep(0.12)
+
+    samples: list[tuple[float, float]] = []
+    asyncio.run(with_lag_probe(blocked(), samples))
+    assert len(samples) >= 3
+    assert max(lag for _, lag in samples) >= 0.1, samples
