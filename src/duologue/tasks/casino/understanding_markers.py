@@ -60,6 +60,19 @@ _GAP_BREAKERS = {"there", "because", "since", "due", "which", "who", "if", "thou
 that named no recipient, a reason, a condition, an alternative)."""
 
 
+
+def _by_first_word(phrases: dict[tuple[str, ...], int]) -> dict[str, list[tuple[tuple[str, ...], int]]]:
+    """`phrases` grouped by their first word, each group in the table's order: a token can only
+    start the phrases that begin with it, so `_recipient_marker` tries those alone."""
+    grouped: dict[str, list[tuple[tuple[str, ...], int]]] = {}
+    for phrase, length in phrases.items():
+        grouped.setdefault(phrase[0], []).append((phrase, length))
+    return grouped
+
+
+_ME_STARTS, _YOU_STARTS, _GIVE_UP_STARTS = _by_first_word(_ME_PHRASES), _by_first_word(_YOU_PHRASES), _by_first_word(_GIVE_UP)
+
+
 def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]:
     """(recipient, tokens consumed, postfix?) if a recipient marker starts at token i."""
     t = tokens[i]
@@ -67,7 +80,7 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
     negated = "not" in tokens[max(0, i - 5) : i] and not any(w in _ENDS for w in tokens[max(0, i - 5) : i])
     if t == "consider" and nxt in {"taking", "having", "getting", "receiving"} and any(w in _SUBJECT_YOU for w in tokens[max(0, i - 3) : i]):
         return _YOU, 2, False  # "would you consider taking one extra firewood, 2 food and one water?"
-    for phrase, length in _ME_PHRASES.items():
+    for phrase, length in _ME_STARTS.get(t, ()):
         if tuple(tokens[i : i + length]) == phrase and (not negated or "less" in phrase):  # "I can't do with less than 2 water"
             if phrase[-1] == "with" and i + length < len(tokens) and tokens[i + length] in {"you", "your", "that", "this", "it", "u"}:
                 break  # "okay with your group taking all 3 food" is about the partner's share
@@ -76,7 +89,7 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
                     return _YOU, length, False  # "will you be okay with 1 firewood?" offers the partner that share
                 break  # "are you hoping for 2 water?" asks about the partner's wish
             return _ME, length, False
-    for phrase, length in _YOU_PHRASES.items():
+    for phrase, length in _YOU_STARTS.get(t, ()):
         if tuple(tokens[i : i + length]) == phrase and not negated:  # "it doesn't seem fair for you to get all the firewood"
             return _YOU, length, False
     if t in {"your", "my", "our"} and nxt in {"group", "family", "side", "camp", "team", "crew", "kids"} and i + 2 < len(tokens) and tokens[i + 2] in _TAKE_VERBS:
@@ -99,7 +112,7 @@ def _recipient_marker(tokens: list[str], i: int) -> tuple[str | None, int, bool]
         return (_YOU if person in _SUBJECT_YOU else _ME), 2, False
     if t in {"like", "love", "prefer"} and i >= 1 and tokens[i - 1] in {"would", "d"} and (i < 2 or tokens[i - 2] not in _SUBJECT_YOU):
         return _ME, 1, False  # "... and would like to have 3 firewoods"
-    for phrase, length in _GIVE_UP.items():
+    for phrase, length in _GIVE_UP_STARTS.get(t, ()):
         if tuple(tokens[i : i + length]) == phrase:
             # "I'm ok with letting go of two of the firewood"; "would you be willing to part with 1 water"
             # gives to the speaker: the giver is the nearest person named before the phrase

@@ -69,8 +69,10 @@ _NOT_FORMS = {"ca": "can", "wo": "will", "do": "do", "does": "does", "is": "is",
               "should": "should", "did": "did", "was": "was", "were": "were", "have": "have", "has": "has"}
 
 
+@lru_cache(maxsize=8192)
 def normalize(text: str) -> str:
-    """Lower case, common spellings joined, punctuation spaced out so tokens are clean."""
+    """Lower case, common spellings joined, punctuation spaced out so tokens are clean (memoized:
+    a message is read again as the context of the ones after it)."""
     text = text.lower().replace("’", "'").replace("‘", "'")
     text = re.sub(r"-{2,}", " , ", text)  # "3 packages of firewood--I just can't risk it": a dash breaks the clause
     text = re.sub(r"\bfire[\s-]+wood", "firewood", text)
