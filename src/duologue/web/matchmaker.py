@@ -37,7 +37,8 @@ log = logging.getLogger(__name__)
 ENTER_PATIENCE_SECONDS = 20.0
 """How long entering a shared lobby is retried while Redis is too busy to answer, before refusing."""
 PAIRS_AT_ONCE = 8
-"""Several workers: pairs a lobby round takes out of the shared lobby and seats side by side."""
+"""Pairs a lobby round makes at once: in one visit to the storage's thread (one process), or taken
+out of the shared lobby and seated side by side (several workers)."""
 
 
 class LobbyRefused(Exception):
@@ -168,6 +169,17 @@ class Matchmaker:
         key, scenario, seed = choice
         return self.hub.create(study, humans=humans, bot=partner.agent if partner.kind == "bot" else None, pairing=partner.pairing, scenario_key=key, scenario=scenario, seed=seed)
 
+    def _create_pairs(self, study: Study, pairs: list[list[str]], candidates: list[Partner]) -> list[Made]:
+        """`_create` for each pair in turn, in one visit to the storage's thread; stops at the first
+        pair with no room (the quota or every scenario is full), so it may return fewer."""
+        made: list[Made] = []
+        for humans in pairs:
+            one = self._create(study, humans, candidates)
+            if one is None:
+                break
+            made.append(one)
+        return made
+
     async def _start(self, study: Study, humans: list[str], candidates: list[Partner]) -> dict[str, Seat] | None:
         """A dialogue for these people with one of `candidates` (`_create`), running; their seats."""
         made = await self.storage.run(self._create, study, humans, candidates)
@@ -183,13 +195,17 @@ class Matchmaker:
                 waiters = sorted((w for w in lobby.values() if not w.ticket.done()), key=lambda w: w.since)
                 if len(waiters) < 2:
                     return
-                first, second = waiters[0], waiters[1]
-                seats = await self._start(study, [first.participant_id, second.participant_id], [human])
-                if seats is None:  # the quota or every scenario is full
+                # a crowd is paired in arrival order, up to PAIRS_AT_ONCE pairs per visit to the
+                # storage's thread: one wait for it instead of one per pair
+                pairs = [(waiters[k], waiters[k + 1]) for k in range(0, min(len(waiters) - 1, 2 * PAIRS_AT_ONCE), 2)]
+                made = await self.storage.run(self._create_pairs, study, [[a.participant_id, b.participant_id] for a, b in pairs], [human])
+                for pair, one in zip(pairs[: len(made)], made, strict=True):
+                    seats = await self.hub.launch(study, one)
+                    for waiter in pair:
+                        self._seat(waiter, seats[waiter.participant_id])
+                if len(made) < len(pairs):  # the quota or every scenario is full
                     return
-                for waiter in (first, second):
-                    self._seat(waiter, seats[waiter.participant_id])
-                await asyncio.sleep(0)  # let other dialogues' moves through between pairings of a crowd
+                await asyncio.sleep(0)  # let other dialogues' moves through between batches of a crowd
 
     async def _pair_bots(self, study: Study) -> None:
         async with self._round(study):
