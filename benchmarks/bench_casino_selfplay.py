@@ -31,7 +31,7 @@ from duologue.core.episode import play_episode
 from duologue.core.schema import Dialogue, Message
 from duologue.data.io import read_corpus
 from duologue.tasks import corpus_format, make
-from duologue.tasks.casino.agents import PartnerModel
+from duologue.tasks.casino.planning import PartnerModel
 from duologue.tasks.casino.understanding import read
 
 TASK = "casino-v0"

@@ -86,8 +86,8 @@ def links(
 
 def _codes(found, settings, storage, progress) -> list[dict]:
     """Every code the study handed out: after a dialogue's questionnaire, or for waiting time."""
+    from duologue.web.completion_codes import completion_code
     from duologue.web.payments import figures_of
-    from duologue.web.questionnaires import completion_code
 
     rows = []
     for info in storage.dialogues(study_id=found.id):

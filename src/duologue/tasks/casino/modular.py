@@ -11,7 +11,7 @@ The generic machinery is `duologue.agents.modular`; this module holds what is ab
   (`strategies.py`) when it and its model file are available, else by rules over
   `understanding.read` (a question about the partner's needs is elicit-pref, a stated need
   self-need, ...). The partner's needs, proposals and deals also feed the rule agent's belief
-  about its priorities (`agents.PartnerModel`), which the agent plans with.
+  about its priorities (`planning.PartnerModel`), which the agent plans with.
 * **Policy.** P(next act | partner's last act, own last act, stage of the dialogue) counted from
   the annotated corpus dialogues (gold strategy labels and deal moves). Without a corpus, `PRIOR`
   below (rounded per-mille frequencies at the partner's-last-act level) stands in.

@@ -16,10 +16,10 @@ from typing import Sequence
 
 from duologue.agents.modular import Candidate, UtteranceIndex, escape_braces
 from duologue.core.schema import Dialogue, Message
-from duologue.tasks.casino.agents import COUNT_WORDS
 from duologue.tasks.casino.modular_acts import _TOKEN, gold_acts, issues_in
 from duologue.tasks.casino.rules import ISSUES, PACKAGES_PER_ISSUE
 from duologue.tasks.casino.understanding import FILLER, IMPLICIT_WORDS, NUMBER_WORDS, issue_of_word, read
+from duologue.tasks.casino.wording import COUNT_WORDS
 
 TEMPLATES: dict[str, tuple[str, ...]] = {
     "small-talk": ("Hello! How are you doing?", "Hi there, excited for the trip?", "Hey, nice to meet you!", "Hi! Hope your camping trip is going well.",
