@@ -29,6 +29,10 @@ built-in act-transition prior and templates: still legal and sensible, only less
 fill its slots (`tasks/craigslist/modular.py`, `tasks/casino/modular.py`). Every reply it
 generates is logged in `generated` (intended act, text, where it came from, whether it parsed
 back), which the benchmark turns into the share of replies that fit their act.
+
+The manager lives in `modular_policy.py` (`ActPolicy`, `OptionChoices`, `START`) and the generator's
+index and word helpers in `modular_retrieval.py`; this module keeps where the corpus is, the cache
+of what was learned from it, and the agent, and re-exports every name of the other two.
 """
 
 from __future__ import annotations
@@ -37,22 +41,35 @@ import logging
 import math
 import os
 import random
-import re
-import string
 from abc import abstractmethod
-from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
+from duologue.agents.modular_policy import START as START
+from duologue.agents.modular_policy import ActPolicy as ActPolicy
+from duologue.agents.modular_policy import OptionChoices as OptionChoices
+from duologue.agents.modular_policy import _key as _key
+from duologue.agents.modular_retrieval import (  # the generator, also importable from here
+    _FIELD as _FIELD,
+    _WORD as _WORD,
+    Candidate as Candidate,
+    UtteranceIndex as UtteranceIndex,
+    _stem as _stem,
+    _tag_matches as _tag_matches,
+    content_words as content_words,
+    document_frequency as document_frequency,
+    escape_braces as escape_braces,
+    fill as fill,
+    similarity as similarity,
+    template_slots as template_slots,
+    ungrounded_words as ungrounded_words,
+)
 from duologue.core.agent import Agent
 from duologue.core.schema import Dialogue
 from duologue.core.task import IllegalAction, Task
 
 log = logging.getLogger(__name__)
-
-START = "<start>"
-"""The act before anything was said (the context of a dialogue's first move)."""
 
 
 # ---------------------------------------------------------------------------- where the corpus is
@@ -81,212 +98,6 @@ def resolve_corpus(argument: str | None, relative: str) -> Path | None:
     """
     path = Path(argument).expanduser() if argument else data_root() / relative
     return path if path.exists() else None
-
-
-# ---------------------------------------------------------------------------- the manager: act policy
-
-
-def _key(context: Sequence[str]) -> str:
-    return "|".join(context)
-
-
-class ActPolicy:
-    """P(next act | context), estimated by counting, with interpolated backoff over context prefixes.
-
-    A context is a tuple of features, most important first (for example `(role, partner's last
-    act, price gap, my last act)`). Counts are kept for every prefix of every context seen; the
-    estimate for a context mixes the relative frequencies at the full context with the estimate
-    at its prefix one feature shorter, weighting the longer one by `n / (n + strength)` where n is
-    how often that context was seen (Witten-Bell-like), down to the empty context and finally a
-    uniform floor. So rare contexts lean on shorter ones, and an act never seen in a context keeps
-    a small chance when the rules allow it.
-    """
-
-    def __init__(self, strength: float = 4.0, floor: float = 0.02) -> None:
-        self.strength = strength
-        self.floor = floor
-        # Weights are real numbers (a table may give fractional counts), so plain float maps, not Counter.
-        self.counts: defaultdict[str, dict[str, float]] = defaultdict(dict)
-
-    def add(self, context: Sequence[str], act: str, weight: float = 1.0) -> None:
-        """Count one observed act after `context` (at the context and at each of its prefixes)."""
-        for length in range(len(context) + 1):
-            bucket = self.counts[_key(context[:length])]
-            bucket[act] = bucket.get(act, 0.0) + weight
-
-    @classmethod
-    def from_table(cls, table: Mapping[str, Mapping[str, float]], **options: float) -> "ActPolicy":
-        """A policy from counts written as data: `{"feature|feature": {act: count}}` (prefix contexts included or not).
-
-        Counts given only for full contexts are propagated to their prefixes, so a hand-written
-        table needs only its most specific rows.
-        """
-        policy = cls(**options)
-        for context, acts in table.items():
-            features = tuple(context.split("|")) if context else ()
-            for act, count in acts.items():
-                policy.add(features, act, float(count))
-        return policy
-
-    @property
-    def size(self) -> float:
-        """How many acts were counted (at the empty context)."""
-        return float(sum(self.counts.get("", {}).values()))
-
-    def distribution(self, context: Sequence[str], allowed: Iterable[str]) -> dict[str, float]:
-        """The probability of each allowed act after `context`, renormalised over the allowed acts."""
-        allowed = list(dict.fromkeys(allowed))
-        if not allowed:
-            return {}
-        estimate = {act: 1.0 / len(allowed) for act in allowed}
-        for length in range(len(context) + 1):
-            counts = self.counts.get(_key(context[:length]))
-            if not counts:
-                continue
-            seen = sum(counts.get(act, 0.0) for act in allowed)
-            if seen <= 0:
-                continue
-            weight = seen / (seen + self.strength)
-            estimate = {act: weight * counts.get(act, 0.0) / seen + (1 - weight) * estimate[act] for act in allowed}
-        total = sum(estimate.values())
-        floored = {act: max(p / total, self.floor) for act, p in estimate.items()}
-        norm = sum(floored.values())
-        return {act: p / norm for act, p in floored.items()}
-
-    def sample(self, context: Sequence[str], allowed: Iterable[str], rng: random.Random) -> str:
-        """An act drawn from `distribution` with the agent's own RNG."""
-        dist = self.distribution(context, allowed)
-        if not dist:
-            raise ValueError("no act is allowed")
-        acts = list(dist)
-        return rng.choices(acts, weights=[dist[a] for a in acts])[0]
-
-    def best(self, context: Sequence[str], allowed: Iterable[str]) -> str:
-        dist = self.distribution(context, allowed)
-        return max(dist, key=dist.__getitem__)
-
-
-# ---------------------------------------------------------------------------- the generator: retrieval
-
-
-_FIELD = string.Formatter()
-
-
-def template_slots(template: str) -> frozenset[str]:
-    """The placeholder names of a template (`{price}` -> `price`)."""
-    return frozenset(name for _, name, _, _ in _FIELD.parse(template) if name)
-
-
-def escape_braces(text: str) -> str:
-    """Corpus text made safe for `str.format` before placeholders are put in."""
-    return text.replace("{", "{{").replace("}", "}}")
-
-
-def fill(template: str, values: Mapping[str, str]) -> str:
-    """The template with its placeholders replaced (every placeholder must have a value)."""
-    return " ".join(template.format_map(dict(values)).split())
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One utterance the generator may say: a template for an act, with the context it came from."""
-
-    act: str
-    template: str
-    tags: tuple[tuple[str, str], ...] = ()
-    """Context of the utterance (`role`, `category`, the issue levels it talks about ...)."""
-    source: str = "corpus"
-    """`corpus` (retrieved) or `template` (the agent's own fallback wording)."""
-    context: str = ""
-    """The partner's message this utterance answered in its own dialogue (empty for an opening), to
-    retrieve lines said after something like what the partner just said."""
-
-    @property
-    def slots(self) -> frozenset[str]:
-        return template_slots(self.template)
-
-    def tag(self, name: str) -> str | None:
-        return dict(self.tags).get(name)
-
-
-class UtteranceIndex:
-    """Utterances by act, with the context tags they were said in; retrieval filters and ranks by tags."""
-
-    def __init__(self) -> None:
-        self.by_act: dict[str, list[Candidate]] = defaultdict(list)
-        self._seen: set[tuple[str, str, tuple[tuple[str, str], ...]]] = set()
-
-    def add(self, act: str, template: str, tags: Mapping[str, str] | None = None, source: str = "corpus", context: str = "") -> bool:
-        """Index one template (duplicates with the same act and tags are kept once). Returns whether it was new.
-
-        context: the message the utterance answered where it was said (see `Candidate.context`).
-        """
-        template = " ".join(template.split())
-        if not template:
-            return False
-        frozen = tuple(sorted((tags or {}).items()))
-        key = (act, template.lower(), frozen)
-        if key in self._seen:
-            return False
-        self._seen.add(key)
-        self.by_act[act].append(Candidate(act=act, template=template, tags=frozen, source=source, context=" ".join(context.split())))
-        return True
-
-    def __len__(self) -> int:
-        return sum(len(c) for c in self.by_act.values())
-
-    def acts(self) -> list[str]:
-        return sorted(self.by_act)
-
-    def candidates(
-        self,
-        act: str,
-        *,
-        slots: Iterable[str] = (),
-        require: Mapping[str, str | Sequence[str]] | None = None,
-        prefer: Mapping[str, str] | None = None,
-        accept: Callable[[Candidate], bool] | None = None,
-        rank: Callable[[Candidate], float] | None = None,
-        rng: random.Random | None = None,
-        limit: int | None = None,
-    ) -> list[Candidate]:
-        """Candidates for `act` whose placeholders can all be filled from `slots`.
-
-        require: tags that must match (a value or a list of allowed values). prefer: tags that rank
-        a candidate first, one tier per matching tag; within a tier the order is shuffled with `rng`,
-        then sorted by `rank` (highest first; ties keep the shuffled order). accept: any further test.
-        """
-        available = set(slots)
-        require = require or {}
-        prefer = prefer or {}
-        tiers: dict[int, list[Candidate]] = defaultdict(list)
-        for candidate in self.by_act.get(act, ()):
-            if not candidate.slots <= available:
-                continue
-            tags = dict(candidate.tags)
-            if any(not _tag_matches(tags.get(name), wanted) for name, wanted in require.items()):
-                continue
-            if accept is not None and not accept(candidate):
-                continue
-            tiers[sum(tags.get(name) == value for name, value in prefer.items())].append(candidate)
-        ordered: list[Candidate] = []
-        for score in sorted(tiers, reverse=True):
-            tier = tiers[score]
-            if rng is not None:
-                tier = tier[:]
-                rng.shuffle(tier)
-            if rank is not None:
-                tier = sorted(tier, key=rank, reverse=True)
-            ordered.extend(tier)
-            if limit is not None and len(ordered) >= limit:
-                break
-        return ordered[:limit] if limit is not None else ordered
-
-
-def _tag_matches(value: str | None, wanted: str | Sequence[str]) -> bool:
-    if isinstance(wanted, str):
-        return value == wanted
-    return value in wanted
 
 
 # ---------------------------------------------------------------------------- what the agent learned
@@ -335,28 +146,6 @@ def clear_cache() -> None:
     """Forget every built index and policy (tests use it to rebuild with another corpus)."""
     _KNOWLEDGE.clear()
     _WARNED.clear()
-
-
-# ---------------------------------------------------------------------------- argument variants
-
-
-class OptionChoices:
-    """Argument variants a task's modular agent offers a learned strategy (a mixin for the task's agent).
-
-    At a decision point (`point`: an act that carries numbers, or an answer) the task's code computes
-    the variants it allows, its planner's own first, and asks `choose_option`; the plain agent always
-    plays the first, and a learned strategy (`rl:`) replaces `choose_option` to pick one."""
-
-    option_variants: ClassVar[Mapping[str, tuple[str, ...]]] = {}
-    """Every decision point and its variants (`point` -> options), the planner's own first."""
-
-    def option_names(self) -> list[str]:
-        """Every `point:option` a learned policy may choose (its vocabulary beside the acts)."""
-        return [f"{point}:{option}" for point, options in self.option_variants.items() for option in options]
-
-    def choose_option(self, point: str, context: Sequence[str], options: Sequence[str]) -> str:
-        """Which variant to play at `point`: the planner's own, always the first."""
-        return options[0]
 
 
 # ---------------------------------------------------------------------------- the agent
@@ -504,46 +293,3 @@ def fit_share(records: Iterable[Generated]) -> dict[str, float | int]:
         "fit": sum(r.fits for r in checked) / len(checked) if checked else math.nan,
         "first_candidate_fit": sum(bool(r.first_fits) for r in first) / len(first) if first else math.nan,
     }
-
-
-_WORD = re.compile(r"[a-z]+")
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-case alphabetic words of at least three letters (for item-specific vocabulary checks)."""
-    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3}
-
-
-def document_frequency(texts: Iterable[str]) -> Counter[str]:
-    """In how many of `texts` each content word occurs (a word's commonness across a corpus)."""
-    counts: Counter[str] = Counter()
-    for text in texts:
-        counts.update(content_words(text))
-    return counts
-
-
-def ungrounded_words(text: str, grounds: Iterable[str], common: Iterable[str] | Mapping[str, Any]) -> set[str]:
-    """Content words of `text` that are neither common talk nor said anywhere in `grounds` (the item's
-    description, the partner's messages, the agent's own): words that tie a retrieved line to the
-    dialogue it came from (`is the convertible still available?` about a sedan)."""
-    grounded: set[str] = set()
-    for ground in grounds:
-        grounded |= content_words(ground)
-    grounded |= {_stem(word) for word in grounded}
-    return {word for word in content_words(text) if word not in common and word not in grounded and _stem(word) not in grounded}
-
-
-def similarity(a: str, b: str) -> float:
-    """Overlap of two texts' content words (Jaccard), for ranking lines by the message they answered."""
-    left, right = content_words(a), content_words(b)
-    if not left or not right:
-        return 0.0
-    return len(left & right) / len(left | right)
-
-
-def _stem(word: str) -> str:
-    """A crude stem (`miles` -> `mile`, `scratched` -> `scratch`) so an inflection still counts as grounded."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
