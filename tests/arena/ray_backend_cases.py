@@ -37,7 +37,7 @@ HERE = "arena.ray_backend_cases"
 
 FAILING_EPISODE = 5
 SLOW_EPISODE = 0
-SLOW_SECONDS = 4.0
+SLOW_SECONDS = 8.0
 OBJECT_STORE_BYTES = 128 * 2**20
 """Episodes are a few kB each: a small store keeps Ray independent of the size of /dev/shm."""
 
