@@ -68,7 +68,7 @@ from rich.console import Console  # noqa: E402
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: E402
 
 from load.participants import PlatformSeat, RelaySeat, SeatReport, signature, with_lag_probe  # noqa: E402
-from load.report import add_ratios, crossings, crossings_table, lag_summary, percentile, results_table, timeline, timeline_table  # noqa: E402,F401 (re-exported for tests)
+from load.report import add_ratios, crossings, crossings_table, ms_percentiles, percentile, results_table, timeline, timeline_table  # noqa: E402,F401 (re-exported for tests)
 from load.servers import ServerUnavailable, platform_server, postgres_server, redis_server, relay_server  # noqa: E402
 
 CONFIGS = ("bare", "sqlite", "pg-redis")
@@ -368,14 +368,15 @@ def assess(result: Result, reports: list[SeatReport], stored: dict[str, list[dic
     result.error_samples = errors[:10]
     result.events_timed = len(latencies)
     if lags:
-        result.client_lag_ms = lag_summary([lag for _, lag in lags])
+        late = [lag for _, lag in lags]
+        result.client_lag_ms = {**ms_percentiles(late, (50, 95)), "max": round(max(late) * 1000, 2)}
     if slice_seconds > 0:
         result.timeline = timeline(sent_at, latencies, slice_seconds, lags or [])
     result.peak_concurrent = peak_overlap(intervals)
-    result.latency_ms = {f"p{q}": (round(v * 1000, 2) if (v := percentile(latencies, q)) is not None else None) for q in (50, 95, 99)}
+    result.latency_ms = ms_percentiles(latencies, (50, 95, 99))
     result.latency_ms["mean"] = round(statistics.fmean(latencies) * 1000, 2) if latencies else None
     result.latency_ms["max"] = round(max(latencies) * 1000, 2) if latencies else None
-    result.lobby_wait_ms = {f"p{q}": (round(v * 1000, 2) if (v := percentile(waits, q)) is not None else None) for q in (50, 95)} if waits else {}
+    result.lobby_wait_ms = ms_percentiles(waits, (50, 95)) if waits else {}
 
 
 async def fetch_stored(base_url: str, dialogue_ids: list[str]) -> dict[str, list[dict[str, Any]]]:

@@ -107,7 +107,7 @@ def results_table(results: list[Any], options: Any) -> Table:
             ms(r.latency_ms.get("p99")),
             ms(r.lobby_wait_ms.get("p50")),
             ms(r.lobby_wait_ms.get("p95")),
-            ms(getattr(r, "client_lag_ms", {}).get("p95")),
+            ms(r.client_lag_ms.get("p95")),
             str(r.errors),
             str(r.lost),
             str(r.duplicated),
@@ -118,11 +118,9 @@ def results_table(results: list[Any], options: Any) -> Table:
     return table
 
 
-def lag_summary(lags: list[float]) -> dict[str, float | None]:
-    """p50, p95 and max of loop-lag samples (seconds), in ms."""
-    found: dict[str, float | None] = {f"p{q}": (round(v * 1000, 2) if (v := percentile(lags, q)) is not None else None) for q in (50, 95)}
-    found["max"] = round(max(lags) * 1000, 2) if lags else None
-    return found
+def ms_percentiles(seconds: list[float], quantiles: tuple[int, ...]) -> dict[str, float | None]:
+    """`{"p50": ..., "p95": ...}`: each percentile of `seconds` in ms, to 0.01 (None without values)."""
+    return {f"p{q}": (round(v * 1000, 2) if (v := percentile(seconds, q)) is not None else None) for q in quantiles}
 
 
 def timeline(sent_at: list[float], latencies: list[float], slice_seconds: float, lags: Sequence[tuple[float, float]] = ()) -> list[dict[str, Any]]:

@@ -60,7 +60,6 @@ _GAP_BREAKERS = {"there", "because", "since", "due", "which", "who", "if", "thou
 that named no recipient, a reason, a condition, an alternative)."""
 
 
-
 def _by_first_word(phrases: dict[tuple[str, ...], int]) -> dict[str, list[tuple[tuple[str, ...], int]]]:
     """`phrases` grouped by their first word, each group in the table's order: a token can only
     start the phrases that begin with it, so `_recipient_marker` tries those alone."""
