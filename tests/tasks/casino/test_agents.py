@@ -16,6 +16,7 @@ from duologue.core.task import Observation
 from duologue.data.io import read_corpus
 from duologue.tasks import corpus_format, make
 from duologue.tasks.casino.agents import CasinoRuleAgent
+from duologue.tasks.casino.answering import REFUSALS, WALKED_AFTER_REFUSAL, accept_chance
 from duologue.tasks.casino.rules import points
 from duologue.tasks.casino.task import private_view, public_view
 from duologue.tasks.casino.understanding import read
@@ -190,12 +191,12 @@ def test_it_rejects_a_greedy_deal_and_counters_in_words():
     assert read(dialogue.events[answer + 1].text).proposal is not None
 
 
-def bot_answer(person_deal: dict[str, int], max_turns: int | None = None) -> actions.Action:
+def bot_answer(person_deal: dict[str, int], max_turns: int | None = None, seed: int = 0) -> actions.Action:
     """What the bot does with a deal the person submits (as the person's share) on the first move."""
     task = make("casino-v0", first=PERSON, **({"max_turns": max_turns} if max_turns else {}))
     task.reset(seed=0, scenario=person_scenario(("Food", "Firewood", "Water"), ("Water", "Firewood", "Food")))
     bot = make_agent("rule", task)
-    bot.reset(task, BOT, random.Random(0))
+    bot.reset(task, BOT, random.Random(seed))
     task.step(actions.SubmitDeal(mine=person_deal, theirs={i: 3 - n for i, n in person_deal.items()}), PERSON)
     return bot.act(task.observe(BOT))
 
@@ -204,12 +205,70 @@ def test_it_walks_away_only_when_nothing_better_is_left():
     everything = {"Food": 3, "Water": 3, "Firewood": 3}
     # the last chance of a deal, and it gives the bot nothing: walking away (5 points) is better
     assert isinstance(bot_answer(everything, max_turns=2), actions.WalkAway)
-    # a last-minute deal with something in it for the bot is taken rather than nothing
-    assert isinstance(bot_answer({"Food": 2, "Water": 3, "Firewood": 3}, max_turns=2), actions.AcceptDeal)
     # early in the game the same poor deal is rejected, not walked away from
     assert isinstance(bot_answer(everything), actions.RejectDeal)
     # and a generous one is accepted at once
     assert isinstance(bot_answer({"Food": 0, "Water": 3, "Firewood": 1}), actions.AcceptDeal)
+
+
+def test_a_last_minute_deal_far_below_fair_is_taken_as_often_as_people_take_it():
+    # the bot (Food > Firewood > Water) is left 1 Food, 5 points: people take that about one time in five
+    poor = {"Food": 2, "Water": 3, "Firewood": 3}
+    answers = [bot_answer(poor, max_turns=2, seed=seed) for seed in range(300)]
+    assert {type(a) for a in answers} == {actions.AcceptDeal, actions.RejectDeal}
+    taken = sum(isinstance(a, actions.AcceptDeal) for a in answers) / len(answers)
+    assert abs(taken - accept_chance(5)) < 0.06, (taken, accept_chance(5))
+    # a last-minute deal at the fair split is always taken: the draw is only for what the clock alone made acceptable
+    fair = {"Food": 0, "Water": 3, "Firewood": 1}
+    assert all(isinstance(bot_answer(fair, max_turns=2, seed=seed), actions.AcceptDeal) for seed in range(20))
+
+
+class Refuser(Agent):
+    """A partner who turns down every deal and asks for more, however little is left to the bot."""
+
+    name = "refuser"
+
+    def act(self, observation: Observation) -> actions.Action:
+        if "accept-deal" in observation.legal:
+            return actions.RejectDeal()
+        return actions.Say(text="No, that is not enough for me. I need more.")
+
+
+@pytest.mark.parametrize("spec", ["rule", "modular"])
+def test_a_partner_who_refuses_everything_is_not_paid_for_it(spec):
+    # people concede below the fair split only as often as they would accept what is left, and once
+    # they decline to go down to some value they go no lower: refusing everything leaves the bot most
+    # of its points, where conceding step by step would end with almost nothing
+    kept = []
+    for seed in range(30):
+        task = make("casino-v0", first=PERSON)
+        scenario = person_scenario(("Food", "Firewood", "Water"), ("Water", "Firewood", "Food"))
+        dialogue = play_episode(task, {BOT: make_agent(spec, task), PERSON: Refuser()}, seed=seed, scenario=scenario)
+        assert dialogue.outcome is not None and not dialogue.outcome.agreed
+        offers = [e for e in dialogue.events if isinstance(e, SubmitDeal) and e.party == BOT]
+        assert offers, "the bot put no deal on the table"
+        kept.append(points(offers[-1].mine, scenario.private[BOT]["priorities"]))
+    assert sum(kept) / len(kept) >= 12, kept
+    assert min(kept) >= 7, kept
+
+
+def test_a_bot_whose_deal_below_fair_was_refused_walks_away_as_often_as_people_do():
+    task = make("casino-v0", first=PERSON)
+    task.reset(seed=0, scenario=person_scenario(("Food", "Firewood", "Water"), ("Water", "Firewood", "Food")))
+    below, above = {"Food": 2, "Water": 0, "Firewood": 0}, {"Food": 3, "Water": 0, "Firewood": 3}
+
+    def walks(refused: dict[str, int], seed: int) -> bool:
+        bot = make_agent("rule", task)
+        bot.reset(task, BOT, random.Random(seed))
+        bot._catch_up(task.observe(BOT))
+        bot.refused_offers, bot.they_rejected = [refused], True
+        first = bot._walks_off()
+        assert bot._walks_off() == first  # drawn once per refusal
+        return first
+
+    share = sum(walks(below, seed) for seed in range(2000)) / 2000
+    assert abs(share - WALKED_AFTER_REFUSAL / REFUSALS) < 0.015, share
+    assert not any(walks(above, seed) for seed in range(200))
 
 
 def test_every_proposal_wording_reads_back_as_the_offer():

@@ -167,7 +167,9 @@ def test_concessions_never_move_backwards_after_a_rejection(seed):
     dialogue = play(["Hi! Water matters most to us, then firewood; we have plenty of food."], person_ranking=person_ranking, seed=seed)
     priorities = dialogue.scenario.private[PERSON]["priorities"]
     offered = [points(e.theirs, priorities) for e in dialogue.events if isinstance(e, SubmitDeal) and e.party == BOT]
-    assert any(isinstance(e, RejectDeal) for e in dialogue.events) and len(offered) >= 2
+    assert any(isinstance(e, RejectDeal) for e in dialogue.events)
+    # a bot refused below the fair split may walk away, as people sometimes do (`answering`)
+    assert len(offered) >= 2 or (dialogue.outcome is not None and dialogue.outcome.reason == "walk_away")
     assert offered == sorted(offered), offered
 
 

@@ -187,6 +187,8 @@ class CasinoModularAgent(StrategyOptions, ModularAgent):
         if self.refused >= 2 and legal:
             self.refused = 0
             return self.task.sample_action(self.party, self.rng)
+        if "walk-away" in legal and planner._walks_off():
+            return actions.WalkAway()
         if "accept-deal" in legal:
             return self._answer(planner._answer(observation), observation)  # accept only what is worth it; never below walking away at the end
         if "say" not in legal and "submit-deal" not in legal:

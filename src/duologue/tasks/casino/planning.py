@@ -13,6 +13,7 @@ import math
 import random
 
 from duologue.core.task import Observation
+from duologue.tasks.casino.answering import accepts_like_people, walks_away_after_refusal
 from duologue.tasks.casino.rules import (
     ISSUES,
     PACKAGES_PER_ISSUE,
@@ -101,6 +102,9 @@ class SplitPlanner:
     claimed: set[str]
     declined: list[dict[str, int]]
     refused_offers: list[dict[str, int]]
+    concedes_below_fair: dict[int, bool]
+    walks_after: dict[int, bool]
+    they_rejected: bool
     proposals: int
     _rows_cache: dict[tuple, tuple[list, list]]
     IMPROVE_MARGIN: int
@@ -194,7 +198,37 @@ class SplitPlanner:
                 target = self._pick(generous, by_partner_first=False)
         if self.on_table is not None and self._mine(self.on_table) >= target[1] and self.on_table not in self.declined:
             return dict(self.on_table)  # conceding past what the partner itself asked for gives away points for nothing
+        if self.refused_offers and not self._concedes(target[1], frontier):
+            return dict(self.refused_offers[-1])  # holding out: the last offer stands
         return dict(target[0])
+
+    def _walks_off(self) -> bool:
+        """Whether to walk away now that the partner refused my deal, which was already below the fair
+        split: as often as people whose deal was refused walk away (`answering`), drawn once per refusal."""
+        if not self.they_rejected or not self.refused_offers:
+            return False
+        key = len(self.refused_offers)
+        if key not in self.walks_after:
+            low, _ = self._fair_range(self._frontier())
+            self.walks_after[key] = self._mine(self.refused_offers[-1]) < low and walks_away_after_refusal(self.rng)
+        return self.walks_after[key]
+
+    def _concedes(self, value: int, frontier) -> bool:
+        """Whether to make a concession, after a refusal, that leaves me `value`: always down to the fair
+        split, and below it as often as people accept a deal worth that much (`answering`), drawn once
+        per value. Once I decline to go down to some value I go no lower, and the last offer stands: a
+        partner who refuses everything meets a line drawn where people would draw it, instead of
+        walking me down to nothing step by step.
+        """
+        low, _ = self._fair_range(frontier)
+        last = self._mine(self.refused_offers[-1])
+        if value >= low or value >= last:
+            return True
+        if any(not taken and value <= seen for seen, taken in self.concedes_below_fair.items()):
+            return False
+        if value not in self.concedes_below_fair:
+            self.concedes_below_fair[value] = accepts_like_people(value, self.rng)
+        return self.concedes_below_fair[value]
 
     def _pick(self, rows: list[tuple[dict[str, int], int, float]], *, by_partner_first: bool) -> tuple[dict[str, int], int, float]:
         """The row best for the partner then me (or me then the partner); ties broken with the agent's RNG."""
@@ -233,6 +267,18 @@ class SplitPlanner:
         value = self._mine(share)
         frontier = self._frontier()
         if value >= self._threshold(observation, frontier):
+            return True
+        return value >= self._mine(self._next_offer(observation))
+
+    def _takes_below_fair(self, share: dict[str, int], observation: Observation) -> bool:
+        """Whether to take a deal the rules accept: always at or above the fair split (or my own offer
+        handed back), and below it, where only the clock made it acceptable, as often as people take a
+        deal worth that much to them (`answering`), unless it is worth at least what I would offer
+        next (refusing it to ask for less would make no sense). The draw is made only below the fair
+        split, so other games keep their random sequence."""
+        value = self._mine(share)
+        low, _ = self._fair_range(self._frontier())
+        if value >= low or share == self.my_offer or accepts_like_people(value, self.rng):
             return True
         return value >= self._mine(self._next_offer(observation))
 
