@@ -236,9 +236,8 @@ class Refuser(Agent):
 
 @pytest.mark.parametrize("spec", ["rule", "modular"])
 def test_a_partner_who_refuses_everything_is_not_paid_for_it(spec):
-    # people concede below the fair split only as often as they would accept what is left, and once
-    # they decline to go down to some value they go no lower: refusing everything leaves the bot most
-    # of its points, where conceding step by step would end with almost nothing
+    # below its line (a little under the fair split) the bot concedes only as often as people would
+    # accept what is left, and once it declines to go down to some value it goes no lower
     kept = []
     for seed in range(30):
         task = make("casino-v0", first=PERSON)
@@ -248,7 +247,8 @@ def test_a_partner_who_refuses_everything_is_not_paid_for_it(spec):
         offers = [e for e in dialogue.events if isinstance(e, SubmitDeal) and e.party == BOT]
         assert offers, "the bot put no deal on the table"
         kept.append(points(offers[-1].mine, scenario.private[BOT]["priorities"]))
-    assert sum(kept) / len(kept) >= 12, kept
+    # conceding step by step (every draw taken) ends at 10 points in every one of these games
+    assert sum(kept) / len(kept) >= 10.5, kept
     assert min(kept) >= 7, kept
 
 
@@ -262,8 +262,8 @@ def test_a_bot_whose_deal_below_fair_was_refused_walks_away_as_often_as_people_d
         bot.reset(task, BOT, random.Random(seed))
         bot._catch_up(task.observe(BOT))
         bot.refused_offers, bot.they_rejected = [refused], True
-        first = bot._walks_off()
-        assert bot._walks_off() == first  # drawn once per refusal
+        first = bot._walks_off(0)
+        assert bot._walks_off(0) == first  # drawn once per refusal
         return first
 
     share = sum(walks(below, seed) for seed in range(2000)) / 2000

@@ -35,7 +35,10 @@ How it plays (each step reads only its `Observation`):
    A deal below the fair split that only the clock makes acceptable (the threshold has come down, or
    it is the last chance) is taken as often as people in the corpus take a deal worth that much to
    them (`answering`: about half at 11 points, a third at 8), so stalling and asking for nearly
-   everything at the last moment does not pay.
+   everything at the last moment does not pay. Refused, it concedes freely down to `HOLD_BELOW_FAIR`
+   points under the fair split, and further only as often as people would take what is left (once
+   it declines a step, its last offer stands); refused that far down, it walks away as often as
+   refused people do. Refusing everything does not walk it down to nothing.
 6. Walks away only as a last resort: when turns are nearly gone and the deal on the table is worth
    less than walking away.
 
@@ -108,6 +111,8 @@ class CasinoRuleAgent(SplitPlanner, RuleWording, Agent):
     STEP_AFTER = 3
     STEP_GROWTH = 1.5
     """After `STEP_AFTER` refusals each further concession grows by this many of the partner's expected points."""
+    HOLD_BELOW_FAIR = 4
+    """Concessions after a refusal go this far below the fair split freely; further only as people would (`answering`)."""
 
     def __init__(self, option: str = "") -> None:
         if option and option not in self.OPTIONS:
@@ -233,7 +238,7 @@ class CasinoRuleAgent(SplitPlanner, RuleWording, Agent):
             self.refused = 0
             return self.task.sample_action(self.party, self.rng)
         legal = observation.legal
-        if "walk-away" in legal and self._walks_off():
+        if "walk-away" in legal and self._walks_off(self.HOLD_BELOW_FAIR):
             return actions.WalkAway()
         if "accept-deal" in legal:
             return self._answer(observation)

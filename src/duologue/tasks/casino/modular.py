@@ -187,7 +187,7 @@ class CasinoModularAgent(StrategyOptions, ModularAgent):
         if self.refused >= 2 and legal:
             self.refused = 0
             return self.task.sample_action(self.party, self.rng)
-        if "walk-away" in legal and planner._walks_off():
+        if "walk-away" in legal and planner._walks_off(0):  # refused below the fair split, it may leave as people do
             return actions.WalkAway()
         if "accept-deal" in legal:
             return self._answer(planner._answer(observation), observation)  # accept only what is worth it; never below walking away at the end

@@ -112,6 +112,7 @@ class SplitPlanner:
     OPENING_MARGIN: int
     STEP_AFTER: int
     STEP_GROWTH: float
+    HOLD_BELOW_FAIR: int
 
     def _mine(self, share: dict[str, int]) -> int:
         return points(share, self.priorities)
@@ -202,27 +203,28 @@ class SplitPlanner:
             return dict(self.refused_offers[-1])  # holding out: the last offer stands
         return dict(target[0])
 
-    def _walks_off(self) -> bool:
-        """Whether to walk away now that the partner refused my deal, which was already below the fair
-        split: as often as people whose deal was refused walk away (`answering`), drawn once per refusal."""
+    def _walks_off(self, below_fair: int) -> bool:
+        """Whether to walk away now that the partner refused my deal, which left me more than `below_fair`
+        points under the fair split: as often as people whose deal was refused walk away (`answering`),
+        drawn once per refusal."""
         if not self.they_rejected or not self.refused_offers:
             return False
         key = len(self.refused_offers)
         if key not in self.walks_after:
             low, _ = self._fair_range(self._frontier())
-            self.walks_after[key] = self._mine(self.refused_offers[-1]) < low and walks_away_after_refusal(self.rng)
+            self.walks_after[key] = self._mine(self.refused_offers[-1]) < low - below_fair and walks_away_after_refusal(self.rng)
         return self.walks_after[key]
 
     def _concedes(self, value: int, frontier) -> bool:
-        """Whether to make a concession, after a refusal, that leaves me `value`: always down to the fair
-        split, and below it as often as people accept a deal worth that much (`answering`), drawn once
-        per value. Once I decline to go down to some value I go no lower, and the last offer stands: a
-        partner who refuses everything meets a line drawn where people would draw it, instead of
-        walking me down to nothing step by step.
+        """Whether to make a concession, after a refusal, that leaves me `value`: always down to
+        `HOLD_BELOW_FAIR` points under the fair split, and below that as often as people accept a deal
+        worth that much (`answering`), drawn once per value. Once I decline to go down to some value I
+        go no lower, and the last offer stands: a partner who refuses everything meets a line drawn
+        where people would draw it, instead of walking me down to nothing step by step.
         """
         low, _ = self._fair_range(frontier)
         last = self._mine(self.refused_offers[-1])
-        if value >= low or value >= last:
+        if value >= low - self.HOLD_BELOW_FAIR or value >= last:
             return True
         if any(not taken and value <= seen for seen, taken in self.concedes_below_fair.items()):
             return False
