@@ -178,7 +178,7 @@ class DealOrNoDealTask(Task):
         resources="duologue.tasks.dealornodeal",
     )
     default_max_turns = 22
-    agents = {"rule": "duologue.tasks.dealornodeal.agents:DealRuleAgent"}
+    agents = {"rule": "duologue.tasks.dealornodeal.agents:DealRuleAgent", "modular": "duologue.tasks.dealornodeal.modular:DealModularAgent"}
 
     def __init__(self, *, contexts: str | Path | None = None, **options: Any) -> None:
         """contexts: a file of context pairs (`selfplay.txt`) to draw scenarios from, instead of generating them."""
