@@ -175,3 +175,27 @@ def test_with_the_real_corpus_it_retrieves_most_replies_and_they_fit(corpus_path
     assert shares["from_corpus"] >= 0.6 and shares["fit"] >= 0.95
     stats = games[0][1]["alice"].knowledge.stats
     assert stats["dialogues"] > 500 and stats["split templates"] > 100
+
+
+# ---------------------------------------------------------------------------- strategy learning
+
+
+def test_train_policy_starts_from_the_modular_agent_and_rl_plays_what_it_wrote(tmp_path):
+    pytest.importorskip("torch")
+    from typer.testing import CliRunner
+
+    from duologue.arena.selfplay import PlayConfig, play_one
+    from duologue.cli import app
+    from duologue.learning.policy import CoarsePolicy
+
+    out = tmp_path / "p.npz"
+    result = CliRunner().invoke(app, ["train", "policy", "--task", "dealornodeal-v0", "--reward", "utility", "--episodes", "40", "--seed", "0",
+                                      "--out", str(out), "--run-dir", str(tmp_path / "run"), "--fresh"])
+    assert result.exit_code == 0, result.output
+    policy = CoarsePolicy.load(out)
+    assert policy.meta["task"] == "dealornodeal-v0" and policy.meta["episodes"] == 40
+    assert {"propose", "agree", "propose:plan", "propose:greedy", "answer:reject"} <= set(policy.acts)
+    for number in range(6):
+        dialogue = play_one(PlayConfig(task="dealornodeal-v0", agents=[f"rl:{out}", "rule"] if number % 2 else ["rule", f"rl:{out}"]), number)
+        assert dialogue.outcome is not None
+        assert sum(dialogue.meta["illegal_actions"].values()) == 0
