@@ -6,7 +6,8 @@ and so does this module, for any task:
 1. a **parser** turns each of the partner's moves (a message, an offer, a submitted deal) into a
    coarse dialogue act plus its arguments (a price, a split). It is the task's own understanding
    code (CraigslistBargain: the corpus parser's acts, `tasks/craigslist/acts.py`; CaSiNo: the
-   strategy tagger or `tasks/casino/understanding.py`), so the agent reads people and bots alike;
+   strategy tagger or `tasks/casino/understanding.py`; Deal or No Deal:
+   `tasks/dealornodeal/understanding.py`), so the agent reads people and bots alike;
 2. a **manager** chooses the next coarse act. `ActPolicy` is a conditional frequency model
    P(next act | context) estimated from the act sequences of a corpus, with interpolated backoff
    from the full context (the partner's last act, the agent's last act, the price gap, ...) to
@@ -26,7 +27,7 @@ new agent for every episode). Without a corpus it logs a warning once and plays 
 built-in act-transition prior and templates: still legal and sensible, only less varied.
 
 `ModularAgent` is the generic base; a task subclasses it with its parser, its rules and how to
-fill its slots (`tasks/craigslist/modular.py`, `tasks/casino/modular.py`). Every reply it
+fill its slots (`tasks/craigslist/modular.py`, `tasks/casino/modular.py`, `tasks/dealornodeal/modular.py`). Every reply it
 generates is logged in `generated` (intended act, text, where it came from, whether it parsed
 back), which the benchmark turns into the share of replies that fit their act.
 
