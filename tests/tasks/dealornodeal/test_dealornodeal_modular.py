@@ -112,6 +112,13 @@ def test_against_rule_and_itself_every_game_is_legal_and_most_agree():
     assert check_games(play([NO_CORPUS, NO_CORPUS], 30, seed=200)) >= 0.8
 
 
+def test_the_same_seed_gives_the_same_game(fixtures):
+    spec = f"modular:{fixtures / 'dealornodeal' / 'dealornodeal_sample.txt'}"
+    for specs in ([spec, "rule"], [NO_CORPUS, NO_CORPUS]):
+        first, again = play(specs, 3, seed=7), play(specs, 3, seed=7)
+        assert [[e.model_dump() for e in d.events] for d, _ in first] == [[e.model_dump() for e in d.events] for d, _ in again]
+
+
 def test_without_a_corpus_it_plays_from_the_prior_and_templates_that_read_back(caplog):
     games = play([NO_CORPUS, "rule"], 20)
     assert "not found" in caplog.text or "no corpus" in caplog.text
