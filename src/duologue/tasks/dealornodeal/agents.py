@@ -130,6 +130,10 @@ class DealRuleAgent(Agent):
         fitting = [s for s in shares if value(s, self.values) >= aspiration] or [max(shares, key=lambda s: value(s, self.values))]
         return max(fitting, key=lambda s: (self._partner_value(complement(s, self.pool)), value(s, self.values)))
 
+    def _acceptable(self, offered: dict[str, int], aspiration: float) -> bool:
+        """Whether to take a split (this side's share): worth a point under the aspiration, or what it would propose next."""
+        return value(offered, self.values) >= min(aspiration - 1.0, value(self._proposal(aspiration), self.values))
+
     def act(self, observation: Observation) -> actions.Action:
         self._read(observation)
         if "say" not in observation.legal:
@@ -141,7 +145,7 @@ class DealRuleAgent(Agent):
         if self.pending is not None:
             offered = self.pending
             self.pending = None
-            if value(offered, self.values) >= min(aspiration - 1.0, value(mine, self.values)):
+            if self._acceptable(offered, aspiration):
                 self.agreed = offered
                 return self._say(self.rng.choice(ACCEPTS), offered)
         opener = self.rng.choice(OPENERS) if self.proposals == 0 and not observation.transcript else ""

@@ -146,10 +146,8 @@ class DealModularAgent(OptionChoices, ModularAgent):
         return self._say(act, None)
 
     def _acceptable(self, offered: dict[str, int], aspiration: float) -> bool:
-        """The planner's rule: worth a point under the aspiration, or what it would propose next; never worth nothing."""
-        planner = self.planner
-        own = value(offered, planner.values)
-        return own > 0 and own >= min(aspiration - 1.0, value(planner._proposal(aspiration), planner.values))
+        """The planner's rule (`DealRuleAgent._acceptable`), and never a split worth nothing (no better than no deal)."""
+        return value(offered, self.planner.values) > 0 and self.planner._acceptable(offered, aspiration)
 
     def _final_choice(self) -> dict[str, int]:
         """The planner's choice when chat is over (what was agreed, else its best guess at what matches)."""
