@@ -2,11 +2,11 @@
 
 Run: `.venv/bin/python benchmarks/bench_modular.py [--episodes 200] [--seed 0] [--data DIR] [--no-corpus]`
 
-For CraigslistBargain (`craigslist-v0`) and CaSiNo (`casino-v0`) it plays modular vs rule (both
-seatings), modular vs modular, and rule vs rule for reference, and prints each pairing's task
-metrics with 95% bootstrap intervals (`duologue.arena.report`): agreement, utility per side and
-fairness for CraigslistBargain; points per side, joint points and the share of Pareto-optimal
-deals for CaSiNo.
+For CraigslistBargain (`craigslist-v0`), CaSiNo (`casino-v0`) and Deal or No Deal (`dealornodeal-v0`)
+it plays modular vs rule (both seatings), modular vs modular, and rule vs rule for reference, and
+prints each pairing's task metrics with 95% bootstrap intervals (`duologue.arena.report`):
+agreement, utility per side and fairness for CraigslistBargain; points per side, joint points and
+the share of Pareto-optimal deals for CaSiNo and Deal or No Deal.
 
 Then the issue's requirement on the generator: "replies drawn from the corpus, fit the act
 (sampled and checked by the act parser: report the share that parse back to the intended act)".
@@ -19,7 +19,8 @@ dialogues are re-labelled from the start with the corpus parser's act tracker (`
 CaSiNo replies are read with the task's act parser (`modular.message_acts`: the strategy tagger
 when its model is available, else rules over `understanding.read`; proposals must read back as
 exactly the planned split). CaSiNo acts the parser in use cannot recognise are counted as
-unchecked and left out of the fit share.
+unchecked and left out of the fit share. Deal or No Deal dialogues are re-read from the start with
+the modular agent's act reader (`modular_acts.dialogue_acts`, over `understanding.read`).
 
 The corpora come from `--data` (default `$DUOLOGUE_DATA`, else `../shared/data`); `--no-corpus`
 measures the fallback (built-in prior and templates only).
@@ -49,15 +50,19 @@ from duologue.tasks.casino.modular import CasinoModularAgent, checkable, describ
 from duologue.tasks.casino.understanding import read
 from duologue.tasks.craigslist.acts import dialogue_acts
 from duologue.tasks.craigslist.modular import PRICE_ACTS, CraigslistModularAgent, describe_knowledge as craigslist_knowledge
+from duologue.tasks.dealornodeal.modular import DealModularAgent, describe_knowledge as dond_knowledge
+from duologue.tasks.dealornodeal.modular_acts import dialogue_acts as dond_acts
 
 TASKS = {
     "craigslist-v0": ("craigslist/validation.json", CraigslistModularAgent, craigslist_knowledge),
     "casino-v0": ("casino/split", CasinoModularAgent, casino_knowledge),
+    "dealornodeal-v0": ("dealornodeal/val.txt", DealModularAgent, dond_knowledge),
 }
 PAIRINGS = (("modular", "rule"), ("rule", "modular"), ("modular", "modular"), ("rule", "rule"))
 HEADLINE = {
     "craigslist-v0": ("agreement", "utility_buyer", "utility_seller", "fairness", "turns"),
     "casino-v0": ("agreement", "points_mturk_agent_1", "points_mturk_agent_2", "joint_points", "pareto_optimal", "turns"),
+    "dealornodeal-v0": ("agreement", "points_alice", "points_bob", "joint_points", "pareto_optimal", "turns"),
 }
 
 
@@ -109,6 +114,15 @@ def casino_checks(dialogue: Dialogue, party: str, agent: ModularAgent) -> list[t
         else:
             out.append((record, record.act in message_acts(record.text, previous.get(record.text))))
     return out
+
+
+def dond_checks(dialogue: Dialogue, party: str, agent: ModularAgent) -> list[tuple[Generated, bool | None]]:
+    """(reply, does the act reader, re-reading the whole finished dialogue, give the intended act?) for each reply."""
+    said = [act for event, act in zip(dialogue.events, dond_acts(dialogue), strict=True) if isinstance(event, Message) and event.party == party]
+    return [(record, act == record.act) for record, act in zip(agent.generated, said, strict=False)]
+
+
+CHECKS = {"craigslist-v0": craigslist_checks, "casino-v0": casino_checks, "dealornodeal-v0": dond_checks}
 
 
 def fit_table(task_id: str, checks: list[tuple[Generated, bool | None]]) -> Table:
@@ -188,7 +202,7 @@ def main() -> None:
                 e = group.metrics.get(name)
                 cells.append(f"{e.mean:.3f} [{e.low:.3f}, {e.high:.3f}]" if e is not None else "-")
             summary.add_row(" vs ".join(specs), *cells)
-            check = craigslist_checks if task_id == "craigslist-v0" else casino_checks
+            check = CHECKS[task_id]
             for dialogue, party, agent in seats:
                 checks += check(dialogue, party, agent)
         console.print(fit_table(task_id, checks))
