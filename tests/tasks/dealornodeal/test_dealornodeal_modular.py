@@ -104,6 +104,26 @@ def test_a_corpus_split_becomes_a_template_that_states_any_split():
     assert read(filled, POOL).speaker_gets == other
 
 
+def test_lines_whose_counts_would_stay_behind_are_not_templates():
+    share = {"book": 3, "hat": 0, "ball": 0}
+    assert split_template("i get three whole books", share, POOL) is None  # `three` is cut off from its item
+    assert split_template("i want the books, two is not enough", share, POOL) is None  # a count outside the slots
+    assert split_template("i want the books", share, POOL) is not None
+
+
+def test_proposals_and_refusals_it_says_carry_no_yes_and_it_greets_once_at_most():
+    games = play([NO_CORPUS, NO_CORPUS], 20) + play(["rule", NO_CORPUS], 20, seed=50)
+    for _, agents in games:
+        for agent in agents.values():
+            if not isinstance(agent, DealModularAgent):
+                continue
+            for record in agent.generated:
+                words = set(record.text.lower().replace(",", " ").replace(".", " ").split())
+                if record.act in ("propose", "insist", "disagree"):
+                    assert not words & {"ok", "okay", "sure", "yes", "sounds", "fine"}, record.text
+            assert [r.act for r in agent.generated].count("greet") <= 1
+
+
 # ---------------------------------------------------------------------------- play
 
 

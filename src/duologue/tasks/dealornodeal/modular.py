@@ -15,15 +15,17 @@ The generic machinery is `duologue.agents.modular`; this module holds what is ab
   deal worth nothing is no better than no deal). Once a split is agreed the agent selects it; when
   chat runs out it makes the planner's final choice. A partner's proposal the planner would take is
   answered at once with `agree`; otherwise the policy chooses among the acts the rules allow now
-  (no more than two chat moves in a row, `inquire` and `greet` early only).
+  (`disagree` only to a split just put to me, no more than two chat moves in a row, `inquire` and
+  `greet` early only).
 * **Options** for learned strategies (`choose_option`, `OPTIONS`): `propose` (`plan`, the planner's
   split; `greedy`, the best split for me that leaves the partner something; `even`, the one whose
   points the belief expects closest for the two sides) and `answer` (to a partner's split: the
   planner's answer first, the other one only when the split is worth something to me). The plain
   agent always takes the first, so it proposes and accepts as the rule planner does.
 * **Generator** (`modular_words.py`): corpus lines indexed by act, split-stating ones as templates
-  filled with the agent's split; every filled candidate is kept only when the reader reads it as
-  the intended act and split, else the agent's own templates.
+  filled with the agent's split (lines that need no `no <item>` first); every filled candidate is
+  kept only when the reader reads it as the intended act and split, a proposal or refusal carries no
+  word of assent (`ok, but ...`) and only a first move greets; else the agent's own templates.
 """
 
 from __future__ import annotations
@@ -37,14 +39,16 @@ from duologue.core import actions
 from duologue.core.schema import Message
 from duologue.core.task import Observation, Task
 from duologue.tasks.dealornodeal.agents import DealRuleAgent, describe
-from duologue.tasks.dealornodeal.modular_acts import CHAT_ACTS, PRIOR, ActReader, act_sequence, message_act, policy_context
-from duologue.tasks.dealornodeal.modular_words import SLOTS, SPLIT_ACTS, TEMPLATES, build_index, render_split
+from duologue.tasks.dealornodeal.modular_acts import CHAT_ACTS, GREET_WORDS, PRIOR, ActReader, act_sequence, message_act, policy_context
+from duologue.tasks.dealornodeal.modular_words import SLOTS, SPLIT_ACTS, TEMPLATES, build_index, render_split, zero_slots
 from duologue.tasks.dealornodeal.rules import all_shares, complement, value
 from duologue.tasks.dealornodeal.task import ChooseEvent
-from duologue.tasks.dealornodeal.understanding import read
+from duologue.tasks.dealornodeal.understanding import ACCEPT_WORDS, WORD, read
 
 OPTIONS: dict[str, tuple[str, ...]] = {"propose": ("plan", "greedy", "even"), "answer": ("accept", "reject")}
 """The variants a learned strategy may pick (see the module docstring)."""
+AGREEING = ACCEPT_WORDS - {"deal"}
+"""Words of assent (`no deal` says `deal` too): a proposal or a refusal the agent says carries none."""
 CHAT_RUN = 2
 """Chat moves (no split) in a row after which the agent must move a split."""
 
@@ -158,8 +162,8 @@ class DealModularAgent(OptionChoices, ModularAgent):
         allowed = ["propose"]
         if self.planner.my_last is not None:
             allowed.append("insist")
-        if offered is not None or self.planner.their_last is not None:
-            allowed.append("disagree")
+        if offered is not None:
+            allowed.append("disagree")  # refusing answers a split just put to me (two refusals in a row lead nowhere)
         if self.chat_run < CHAT_RUN and offered is None:
             allowed.append("unknown")
             if len(observation.transcript) < 4 and "inquire" not in self.said:
@@ -204,8 +208,9 @@ class DealModularAgent(OptionChoices, ModularAgent):
 
     def _say(self, act: str, split: dict[str, int] | None) -> actions.Say:
         self.chat_run = self.chat_run + 1 if act in CHAT_ACTS else 0
+        text = self.words(act, split)
         self.said.append(act)
-        return actions.Say(text=self.words(act, split))
+        return actions.Say(text=text)
 
     def words(self, act: str, split: dict[str, int] | None) -> str:
         """Words for `act` (and the split it states: my share): a retrieved line that reads back right, else a template."""
@@ -222,6 +227,10 @@ class DealModularAgent(OptionChoices, ModularAgent):
             said = message_act(text, pool, own_last, offered if act != "agree" else split)
             if said != act:
                 return False
+            if act in ("propose", "insist", "disagree") and set(WORD.findall(text.lower())) & AGREEING:
+                return False  # `ok, but i need the books` / `ok, i can live with it`: reads as a yes while it is not one
+            if self.said and GREET_WORDS & set(WORD.findall(text.lower())[:1]):
+                return False  # one greeting, at the start
             got = read(text, pool).speaker_gets
             return got == split if act in ("propose", "insist") else got is None or got == split
 
@@ -234,7 +243,8 @@ class DealModularAgent(OptionChoices, ModularAgent):
 
         fallback = TEMPLATES[act] if split is not None or act not in SPLIT_ACTS else ("ok, deal.", "deal.")
         slots: tuple[str, ...] = SLOTS if split is not None else ()
-        return self.realize(act, values=values, fits=fits, fallback=fallback, render=render, slots=slots)
+        rank = (lambda c: -float(zero_slots(c, split, pool))) if split is not None else None  # noqa: E731
+        return self.realize(act, values=values, fits=fits, fallback=fallback, render=render, slots=slots, rank=rank)
 
 
 def describe_knowledge(knowledge: Knowledge) -> dict[str, Any]:

@@ -44,6 +44,8 @@ CHAT_WORDS = 16
 """Longest line without a split that is indexed (longer ones tell their own dialogue's story)."""
 SLOTS = tuple(f"s{k}" for k in range(6))
 _SKIP = frozenset({"the", "of"})
+_COUNTS = frozenset({"zero", "one", "two", "three", "four", "single", "none", "both"})
+"""Count words that, left outside a slot, would still give the old dialogue's numbers."""
 _SLOT = re.compile(r"\{s\d\}")
 
 
@@ -80,7 +82,7 @@ def split_template(text: str, share: Mapping[str, int], pool: Mapping[str, int])
     roles: dict[str, str] = {}
     cursor = 0
     side: str | None = None
-    for k, (word, start, end) in enumerate(tokens):
+    for k, (word, _start, end) in enumerate(tokens):
         if word in SPEAKER_WORDS:
             side = "mine"
         elif word in LISTENER_WORDS:
@@ -88,15 +90,14 @@ def split_template(text: str, share: Mapping[str, int], pool: Mapping[str, int])
         if word not in ITEM_WORDS:
             continue
         item = ITEM_WORDS[word]
-        begin = start
-        j = k - 1
-        while j >= 0 and k - j <= 3 and (words[j] in _SKIP or words[j] in NUMBERS or words[j] in ALL_WORDS or words[j].isdigit()):
-            begin = tokens[j][1]
-            if words[j] not in _SKIP:
+        first = k  # the first token of the mention: its count and any `the` / `of` before the item
+        while first > 0 and k - first < 3 and (words[first - 1] in _SKIP or words[first - 1] in NUMBERS or words[first - 1] in ALL_WORDS or words[first - 1].isdigit()):
+            first -= 1
+            if words[first] not in _SKIP:
                 break
-            j -= 1
-        if begin < cursor:
-            return None
+        begin = tokens[first][1]
+        if begin < cursor or set(words[max(0, first - 2) : first]) & (_COUNTS | {"a", "an"}):
+            return None  # a count cut off from its item by another word (`a stylish hat`, `three whole balls`)
         count = _count(words, k, word, pool[item])
         fitting = [r for r, n in (("mine", share[item]), ("theirs", pool[item] - share[item])) if n == count]
         if not fitting:
@@ -113,8 +114,9 @@ def split_template(text: str, share: Mapping[str, int], pool: Mapping[str, int])
         cursor = end
     pieces.append(escape_braces(text[cursor:]))
     template = "".join(pieces)
-    if not roles or re.search(r"\d", _SLOT.sub("", template)):
-        return None
+    left = _SLOT.sub("", template)
+    if not roles or re.search(r"\d", left) or set(WORD.findall(left.lower())) & _COUNTS:
+        return None  # a count outside the slots would still be the old dialogue's
     return template, roles
 
 
@@ -135,11 +137,29 @@ def render_split(candidate: Candidate, share: Mapping[str, int], pool: Mapping[s
         return None
     mappings = [dict(zip(ITEMS, order, strict=True)) for order in itertools.permutations(ITEMS)]
     rng.shuffle(mappings)
+    mappings.sort(key=lambda mapping: _zeros(roles, share, pool, mapping))  # stable: random order among equals
     for mapping in mappings:
         text = render(candidate.template, roles, share, pool, mapping, rng)
         if read(text, pool).speaker_gets == dict(share):
             return text
     return None
+
+
+def zero_slots(candidate: Candidate, share: Mapping[str, int], pool: Mapping[str, int]) -> int:
+    """The fewest slots that would say `no <item>` (`you can have no balls`), over every item renaming:
+    a line that names only what each side gets reads better."""
+    roles = roles_of(candidate)
+    return min(_zeros(roles, share, pool, dict(zip(ITEMS, order, strict=True))) for order in itertools.permutations(ITEMS))
+
+
+def _zeros(roles: Mapping[str, str], share: Mapping[str, int], pool: Mapping[str, int], mapping: Mapping[str, str]) -> int:
+    """How many slots say a count of 0 when the template's items are renamed by `mapping`."""
+    zeros = 0
+    for role in roles.values():
+        side, _, item = role.partition(":")
+        mine = mapping[item]
+        zeros += (share[mine] if side == "mine" else pool[mine] - share[mine]) == 0
+    return zeros
 
 
 def roles_of(candidate: Candidate) -> dict[str, str]:
