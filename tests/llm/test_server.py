@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import select
@@ -186,3 +187,37 @@ def test_a_shutdown_that_hangs_is_given_up_after_the_time_limit(monkeypatch):
         assert hung.asked.is_set() and time.monotonic() - started < 5
     finally:
         hung.released.set()
+
+
+class StopsAtOnce:
+    """A server that shuts down as soon as it is asked."""
+
+    def stop(self) -> None:
+        pass
+
+
+def test_a_handler_that_native_code_puts_over_ours_is_replaced_so_ctrl_c_still_stops(monkeypatch):
+    # llama.cpp's threads may install their own handlers while the foreground loop runs; the loop
+    # puts its own back, so a later SIGINT still stops the server
+    monkeypatch.setattr(server_module, "SIGNAL_CHECK_SECONDS", 0.05)
+    libc = ctypes.CDLL(None)
+    libc.signal.restype = ctypes.c_void_p
+    libc.signal.argtypes = (ctypes.c_int, ctypes.c_void_p)
+    timers: list[threading.Timer] = []
+
+    def native_code_takes_sigint() -> None:
+        libc.signal(signal.SIGINT, 1)  # SIG_IGN, set below Python's own handler table, as a native library would
+        timers.append(threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)))
+        timers.append(threading.Timer(8.0, os.kill, (os.getpid(), signal.SIGTERM)))  # a watchdog if SIGINT were lost
+        for timer in timers:
+            timer.start()
+
+    before = signal.getsignal(signal.SIGINT)
+    started = time.monotonic()
+    try:
+        assert server_module.serve_until_stopped(StopsAtOnce(), announce=native_code_takes_sigint) is True  # type: ignore[arg-type]
+        assert time.monotonic() - started < 5, "the SIGINT was lost; only the watchdog's SIGTERM stopped the loop"
+    finally:
+        for timer in timers:
+            timer.cancel()
+    assert signal.getsignal(signal.SIGINT) is before

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -37,23 +38,26 @@ def serve(
     threads: Annotated[int, typer.Option(min=1, help="CPU threads (one is fastest when the cores are shared).")] = 1,
 ) -> None:
     """Serve an OpenAI-compatible chat-completions endpoint backed by a local GGUF model, until Ctrl-C."""
-    from duologue.llm.server import LocalServer, ServerOptions, serve_until_stopped
+    from duologue.llm.server import LocalServer, ServerOptions, hold_stop_signals, serve_until_stopped
 
+    held = hold_stop_signals()  # llama.cpp's threads never take Ctrl-C; the foreground loop collects it
     try:
         server = LocalServer(ServerOptions(model=model, host=host, port=port, context=context, parallel=parallel, threads=threads)).start()
-    except LLMError as error:
-        raise _fail(str(error)) from None
+    except BaseException as error:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        if isinstance(error, LLMError):
+            raise _fail(str(error)) from None
+        raise
 
     def announce() -> None:
         console.print(f"serving [bold]{server.options.model_name}[/] at [bold]{server.url}[/] (Ctrl-C stops)")
         console.print(f"use it with: DUOLOGUE_LLM_BASE_URL={server.url} duologue play --agents llm:local ...", highlight=False)
 
-    if serve_until_stopped(server, announce=announce):
-        console.print("stopped")
-        return
-    console.print("stopped (llama.cpp did not shut down in time; exiting anyway)")
+    clean = serve_until_stopped(server, announce=announce)
+    console.print("stopped" if clean else "stopped (llama.cpp did not shut down in time; exiting anyway)")
     sys.stdout.flush()
-    os._exit(0)  # its threads would otherwise hold the process
+    sys.stderr.flush()
+    os._exit(0)  # the model is freed; a native thread left behind must not hold the process at exit
 
 
 @llm_app.command()

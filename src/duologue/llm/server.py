@@ -333,26 +333,55 @@ def stop_shared_local_server() -> None:
 
 STOP_SECONDS = 20.0
 """How long a foreground server waits for llama.cpp to shut down before its process exits anyway."""
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SIGNAL_CHECK_SECONDS = 0.5
+"""How often the foreground loop checks its parent and puts its signal handlers back."""
+
+
+def hold_stop_signals() -> set[int | signal.Signals]:
+    """Block SIGINT and SIGTERM in this thread, and so in every thread it starts from now on.
+
+    Call it before `LocalServer.start()` in a process that will `serve_until_stopped`: llama.cpp's
+    threads then never take these signals (whatever handlers native code installs), and they wait,
+    pending, until the foreground loop collects them. Returns the mask before, to put back if the
+    server does not start."""
+    return signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
 
 
 def serve_until_stopped(server: LocalServer, *, watch_parent: bool = False, announce: Callable[[], None] | None = None) -> bool:
     """Block while `server` runs; return on SIGINT / SIGTERM (or when the parent process dies).
 
     `announce` runs once the signals are handled, so a Ctrl-C that comes as soon as the server is
-    announced still stops it cleanly. Returns whether llama.cpp shut down within `STOP_SECONDS`
-    (the caller's process should exit at once when it did not)."""
+    announced still stops it cleanly. The loop blocks both signals and collects them with
+    `sigtimedwait`, so neither a handler that native code puts over Python's nor the thread the
+    kernel picks can lose one (with `hold_stop_signals` called before the server started, no thread
+    takes them at all). Returns whether llama.cpp shut down within `STOP_SECONDS` (the caller's
+    process should exit at once when it did not)."""
     stop = threading.Event()
     parent = os.getppid()
+
+    def handled(*_: object) -> None:
+        stop.set()
+
     # Both signals are handled here, SIGINT included: a process started in the background by a
-    # shell inherits SIGINT ignored, and Ctrl-C (or `kill -INT`) must still stop the server.
-    previous = {number: signal.signal(number, lambda *_: stop.set()) for number in (signal.SIGINT, signal.SIGTERM)}
+    # shell inherits SIGINT ignored (and an ignored signal is dropped even while blocked), and
+    # Ctrl-C (or `kill -INT`) must still stop the server.
+    previous = {number: signal.signal(number, handled) for number in STOP_SIGNALS}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         if announce is not None:
             announce()
-        while not stop.wait(0.5):
+        while not stop.is_set():
+            if signal.sigtimedwait(STOP_SIGNALS, SIGNAL_CHECK_SECONDS) is not None:
+                break
             if watch_parent and os.getppid() != parent:
                 break
+            for number in STOP_SIGNALS:
+                # native code (llama.cpp's server threads) may install handlers of its own, or
+                # ignore a signal, which would drop it: ours are put back
+                signal.signal(number, handled)
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for number, handler in previous.items():
             signal.signal(number, handler)
     stopping = threading.Thread(target=server.stop, name="llm-stop", daemon=True)
@@ -376,9 +405,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ready-timeout", type=float, default=ServerOptions.ready_timeout)
     args = parser.parse_args(argv)
     options = ServerOptions(args.model, args.host, args.port, args.context, args.parallel, args.threads, args.repeat_penalty, ready_timeout=args.ready_timeout)
+    held = hold_stop_signals()
     try:
         server = LocalServer(options).start()
     except LLMError as error:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         sys.stdout.write(json.dumps({"error": str(error)}) + "\n")
         sys.stdout.flush()
         return 2
