@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -38,16 +37,12 @@ def serve(
     threads: Annotated[int, typer.Option(min=1, help="CPU threads (one is fastest when the cores are shared).")] = 1,
 ) -> None:
     """Serve an OpenAI-compatible chat-completions endpoint backed by a local GGUF model, until Ctrl-C."""
-    from duologue.llm.server import LocalServer, ServerOptions, hold_stop_signals, serve_until_stopped
+    from duologue.llm.server import ServerOptions, serve_until_stopped, start_in_foreground
 
-    held = hold_stop_signals()  # llama.cpp's threads never take Ctrl-C; the foreground loop collects it
-    try:
-        server = LocalServer(ServerOptions(model=model, host=host, port=port, context=context, parallel=parallel, threads=threads)).start()
-    except BaseException as error:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        if isinstance(error, LLMError):
-            raise _fail(str(error)) from None
-        raise
+    try:  # llama.cpp's threads never take Ctrl-C: the foreground loop collects it
+        server = start_in_foreground(ServerOptions(model=model, host=host, port=port, context=context, parallel=parallel, threads=threads))
+    except LLMError as error:
+        raise _fail(str(error)) from None
 
     def announce() -> None:
         console.print(f"serving [bold]{server.options.model_name}[/] at [bold]{server.url}[/] (Ctrl-C stops)")

@@ -338,14 +338,18 @@ SIGNAL_CHECK_SECONDS = 0.5
 """How often the foreground loop checks its parent and puts its signal handlers back."""
 
 
-def hold_stop_signals() -> set[int | signal.Signals]:
-    """Block SIGINT and SIGTERM in this thread, and so in every thread it starts from now on.
+def start_in_foreground(options: ServerOptions) -> LocalServer:
+    """Start a server for `serve_until_stopped`, with SIGINT and SIGTERM blocked first.
 
-    Call it before `LocalServer.start()` in a process that will `serve_until_stopped`: llama.cpp's
-    threads then never take these signals (whatever handlers native code installs), and they wait,
-    pending, until the foreground loop collects them. Returns the mask before, to put back if the
-    server does not start."""
-    return signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    The block holds in this thread and so in every thread started from now on: llama.cpp's threads
+    never take these signals (whatever handlers native code installs), and they wait, pending, until
+    the foreground loop collects them. If the server does not start, the mask is put back."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        return LocalServer(options).start()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        raise
 
 
 def serve_until_stopped(server: LocalServer, *, watch_parent: bool = False, announce: Callable[[], None] | None = None) -> bool:
@@ -354,8 +358,8 @@ def serve_until_stopped(server: LocalServer, *, watch_parent: bool = False, anno
     `announce` runs once the signals are handled, so a Ctrl-C that comes as soon as the server is
     announced still stops it cleanly. The loop blocks both signals and collects them with
     `sigtimedwait`, so neither a handler that native code puts over Python's nor the thread the
-    kernel picks can lose one (with `hold_stop_signals` called before the server started, no thread
-    takes them at all). Returns whether llama.cpp shut down within `STOP_SECONDS` (the caller's
+    kernel picks can lose one (with the server started by `start_in_foreground`, no thread takes
+    them at all). Returns whether llama.cpp shut down within `STOP_SECONDS` (the caller's
     process should exit at once when it did not)."""
     stop = threading.Event()
     parent = os.getppid()
@@ -405,11 +409,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ready-timeout", type=float, default=ServerOptions.ready_timeout)
     args = parser.parse_args(argv)
     options = ServerOptions(args.model, args.host, args.port, args.context, args.parallel, args.threads, args.repeat_penalty, ready_timeout=args.ready_timeout)
-    held = hold_stop_signals()
     try:
-        server = LocalServer(options).start()
+        server = start_in_foreground(options)
     except LLMError as error:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         sys.stdout.write(json.dumps({"error": str(error)}) + "\n")
         sys.stdout.flush()
         return 2
