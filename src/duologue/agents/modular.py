@@ -68,7 +68,8 @@ from duologue.agents.modular_retrieval import (  # the generator, also importabl
 )
 from duologue.core.agent import Agent
 from duologue.core.schema import Dialogue
-from duologue.core.task import IllegalAction, Task
+from duologue.core import actions
+from duologue.core.task import IllegalAction, Observation, Task
 
 log = logging.getLogger(__name__)
 
@@ -210,6 +211,28 @@ class ModularAgent(Agent):
         """The built-in prior and templates used when no corpus is available."""
 
     # ------------------------------------------------------------------ shared helpers
+
+    def unstick(self, observation: Observation) -> actions.Action | None:
+        """After two moves in a row were refused as illegal, a random legal move (then the count starts over)."""
+        if self.refused >= 2 and observation.legal:
+            self.refused = 0
+            return self.task.sample_action(self.party, self.rng)
+        return None
+
+    def last_acts(self, transcript: Sequence[Any], acts: Sequence[str | None]) -> tuple[str, str]:
+        """(partner's last act, my last act), `START` for a side that has none yet.
+
+        `acts` holds the coarse act of each event read so far (None for an event without one): a
+        prefix of the transcript, since the newest events may not have been read yet."""
+        partner_act = my_act = START
+        for event, act in zip(transcript, acts, strict=False):
+            if act is None:
+                continue
+            if event.party == self.party:
+                my_act = act
+            else:
+                partner_act = act
+        return partner_act, my_act
 
     def choose_act(self, context: Sequence[str], allowed: Iterable[str]) -> str:
         """The next coarse act: sampled from the learned policy, among the acts the rules allow."""

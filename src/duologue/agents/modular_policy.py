@@ -48,6 +48,14 @@ class ActPolicy:
             bucket[act] = bucket.get(act, 0.0) + weight
 
     @classmethod
+    def counted(cls, pairs: Iterable[tuple[Sequence[str], str]], **options: float) -> "ActPolicy":
+        """A policy counted from observed (context, next act) pairs, such as a corpus's act sequences."""
+        policy = cls(**options)
+        for context, act in pairs:
+            policy.add(context, act)
+        return policy
+
+    @classmethod
     def from_table(cls, table: Mapping[str, Mapping[str, float]], **options: float) -> "ActPolicy":
         """A policy from counts written as data: `{"feature|feature": {act: count}}` (prefix contexts included or not).
 

@@ -39,8 +39,8 @@ How it plays (each step reads only its `Observation`):
    points under the fair split, and further only as often as people would take what is left (once
    it declines a step, its last offer stands); refused that far down, it walks away as often as
    refused people do. Refusing everything does not walk it down to nothing.
-6. Walks away only as a last resort: when turns are nearly gone and the deal on the table is worth
-   less than walking away.
+6. Otherwise walks away only as a last resort: when turns are nearly gone and the deal on the table
+   is worth less than walking away.
 
 Against people's own words (`duologue replay casino <valid split> --agent rule`, see
 `duologue.arena.replay`) these choices were first tuned on the validation split, then (deals on the

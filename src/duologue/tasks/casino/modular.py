@@ -51,7 +51,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from duologue.agents.modular import START, ActPolicy, Candidate, Knowledge, ModularAgent, UtteranceIndex, corpus_dialogues
+from duologue.agents.modular import ActPolicy, Candidate, Knowledge, ModularAgent, UtteranceIndex, corpus_dialogues
 from duologue.core import actions
 from duologue.core.schema import Message
 from duologue.core.task import Observation, Task
@@ -118,13 +118,9 @@ class CasinoModularAgent(StrategyOptions, ModularAgent):
         dialogues = corpus_dialogues("casino", path)
         if not dialogues:
             raise ValueError("no valid CaSiNo dialogue")
-        policy = ActPolicy()
-        annotated = 0
-        for dialogue in dialogues:
-            pairs = act_sequence(dialogue)
-            annotated += bool(pairs)
-            for context, act in pairs:
-                policy.add(context, act)
+        sequences = [act_sequence(dialogue) for dialogue in dialogues]
+        annotated = sum(1 for pairs in sequences if pairs)
+        policy = ActPolicy.counted(pair for pairs in sequences for pair in pairs)
         if annotated == 0:
             raise ValueError("no dialogue with strategy annotations to learn the policy from")
         index, counts = build_index(dialogues)
@@ -166,15 +162,7 @@ class CasinoModularAgent(StrategyOptions, ModularAgent):
                 self.acts_seen.append(_DEAL_EVENTS.get(type(event)))
 
     def context(self, observation: Observation) -> tuple[str, str, str]:
-        partner_act = my_act = START
-        # The acts seen are a prefix of the transcript (they cover the events parsed so far).
-        for event, act in zip(observation.transcript, self.acts_seen, strict=False):
-            if act is None:
-                continue
-            if event.party == self.party:
-                my_act = act
-            else:
-                partner_act = act
+        partner_act, my_act = self.last_acts(observation.transcript, self.acts_seen)
         return policy_context(partner_act, my_act, len(observation.transcript))
 
     # ------------------------------------------------------------------ deciding
@@ -184,9 +172,9 @@ class CasinoModularAgent(StrategyOptions, ModularAgent):
         planner._catch_up(observation)
         self._parse(observation)
         legal = observation.legal
-        if self.refused >= 2 and legal:
-            self.refused = 0
-            return self.task.sample_action(self.party, self.rng)
+        unstuck = self.unstick(observation)
+        if unstuck is not None:
+            return unstuck
         if "walk-away" in legal and planner._walks_off(0):  # refused below the fair split, it may leave as people do
             return actions.WalkAway()
         if "accept-deal" in legal:

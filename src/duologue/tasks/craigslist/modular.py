@@ -81,10 +81,7 @@ class CraigslistModularAgent(PriceOptions, ModularAgent):
         dialogues = corpus_dialogues("craigslist", path)
         if not dialogues:
             raise ValueError("no valid CraigslistBargain dialogue")
-        policy = ActPolicy()
-        for dialogue in dialogues:
-            for context, act in act_sequence(dialogue):
-                policy.add(context, act)
+        policy = ActPolicy.counted(pair for dialogue in dialogues for pair in act_sequence(dialogue))
         index, counts = build_index(dialogues)
         return Knowledge(
             policy=policy, index=index, source=str(path), stats={"dialogues": len(dialogues), "acts": int(policy.size), **counts},
@@ -110,16 +107,8 @@ class CraigslistModularAgent(PriceOptions, ModularAgent):
 
     def _last_acts(self, observation: Observation) -> tuple[str, str]:
         """(partner's last act, my last act), as the act tracker read them."""
-        partner_act = my_act = START
-        # The tracker's history is a prefix of the transcript (it may not have read the newest events yet).
-        for event, act in zip(observation.transcript, self.planner.acts.history, strict=False):
-            if act is None:
-                continue
-            if event.party == self.party:
-                my_act = act.intent
-            else:
-                partner_act = act.intent
-        return partner_act, my_act
+        intents = [act.intent if act is not None else None for act in self.planner.acts.history]
+        return self.last_acts(observation.transcript, intents)
 
     def context(self, observation: Observation) -> tuple[str, str, str, str]:
         partner_act, my_act = self._last_acts(observation)
@@ -138,9 +127,9 @@ class CraigslistModularAgent(PriceOptions, ModularAgent):
         if self.their_first is None:
             self.their_first = planner.their_price
         legal = observation.legal
-        if self.refused >= 2 and legal:
-            self.refused = 0
-            return self.task.sample_action(self.party, self.rng)
+        unstuck = self.unstick(observation)
+        if unstuck is not None:
+            return unstuck
         turns_left = observation.turns_left
         if "accept" in legal:
             pending = planner._pending_offer(observation)

@@ -34,7 +34,7 @@ import random
 from pathlib import Path
 from typing import Any, Sequence
 
-from duologue.agents.modular import START, ActPolicy, Candidate, Knowledge, ModularAgent, OptionChoices, UtteranceIndex, corpus_dialogues, fill
+from duologue.agents.modular import ActPolicy, Candidate, Knowledge, ModularAgent, OptionChoices, UtteranceIndex, corpus_dialogues, fill
 from duologue.core import actions
 from duologue.core.schema import Message
 from duologue.core.task import Observation, Task
@@ -65,10 +65,7 @@ class DealModularAgent(OptionChoices, ModularAgent):
         dialogues = corpus_dialogues("dealornodeal", path)
         if not dialogues:
             raise ValueError("no valid Deal or No Deal dialogue")
-        policy = ActPolicy()
-        for dialogue in dialogues:
-            for context, act in act_sequence(dialogue):
-                policy.add(context, act)
+        policy = ActPolicy.counted(pair for dialogue in dialogues for pair in act_sequence(dialogue))
         index, counts = build_index(dialogues)
         stats = {"dialogues": len(dialogues), "acts": int(policy.size), **counts}
         return Knowledge(policy=policy, index=index, source=str(path), stats=stats)
@@ -104,14 +101,7 @@ class DealModularAgent(OptionChoices, ModularAgent):
                 self.acts_seen.append(None)
 
     def context(self, observation: Observation) -> tuple[str, str, str]:
-        partner_act = my_act = START
-        for event, act in zip(observation.transcript, self.acts_seen, strict=False):
-            if act is None:
-                continue
-            if event.party == self.party:
-                my_act = act
-            else:
-                partner_act = act
+        partner_act, my_act = self.last_acts(observation.transcript, self.acts_seen)
         return policy_context(partner_act, my_act, len(observation.transcript))
 
     # ------------------------------------------------------------------ deciding
@@ -121,9 +111,9 @@ class DealModularAgent(OptionChoices, ModularAgent):
         planner._read(observation)
         self._parse(observation)
         legal = observation.legal
-        if self.refused >= 2 and legal:
-            self.refused = 0
-            return self.task.sample_action(self.party, self.rng)
+        unstuck = self.unstick(observation)
+        if unstuck is not None:
+            return unstuck
         if "say" not in legal:
             return planner._choose(self._final_choice())
         if planner.agreed is not None and value(planner.agreed, planner.values) > 0:
