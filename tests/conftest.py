@@ -59,6 +59,16 @@ def corpus_path():
 
 
 @pytest.fixture
+def fresh_modular_cache():
+    """The modular agents learn anew in this test: what they built from a corpus is cached per process."""
+    from duologue.agents import modular
+
+    modular.clear_cache()
+    yield
+    modular.clear_cache()
+
+
+@pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
 

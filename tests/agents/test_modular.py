@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from duologue.agents import modular
 from duologue.agents.modular import (
     ActPolicy,
     Generated,
@@ -22,11 +21,7 @@ from duologue.agents.modular import (
 )
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    modular.clear_cache()
-    yield
-    modular.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_modular_cache")
 
 
 # ---------------------------------------------------------------------------- policy

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from duologue.agents import make_agent, modular
+from duologue.agents import make_agent
 from duologue.agents.modular import Candidate, fit_share
 from duologue.core.episode import play_episode
 from duologue.core.schema import AcceptDeal, Message, SubmitDeal
@@ -25,11 +25,7 @@ from duologue.tasks.casino.understanding import read
 NO_CORPUS = "modular:/no/such/casino/split"
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    modular.clear_cache()
-    yield
-    modular.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_modular_cache")
 
 
 def play(specs, episodes, *, seed=0):

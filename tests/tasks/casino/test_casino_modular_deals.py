@@ -3,7 +3,7 @@ nothing to add, after enough chat; and it negotiates to deals with people's scri
 
 import pytest
 
-from duologue.agents import make_agent, modular
+from duologue.agents import make_agent
 from duologue.core import actions
 from duologue.core.agent import Agent
 from duologue.core.episode import play_episode
@@ -16,11 +16,7 @@ from duologue.tasks.casino.rules import complement, points
 NO_CORPUS = "/no/such/casino/split"
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    modular.clear_cache()
-    yield
-    modular.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_modular_cache")
 
 
 class Partner(Agent):

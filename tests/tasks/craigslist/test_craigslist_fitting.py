@@ -2,7 +2,6 @@
 
 import pytest
 
-from duologue.agents import modular
 from duologue.core.episode import play_episode
 from duologue.core.schema import Message
 from duologue.tasks import make
@@ -16,11 +15,7 @@ CIVIC = next(item for item in listings() if item.id == "car-01")  # 2012 Honda C
 LINES = [CIVIC.title, *CIVIC.description]
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    modular.clear_cache()
-    yield
-    modular.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_modular_cache")
 
 
 @pytest.mark.parametrize(

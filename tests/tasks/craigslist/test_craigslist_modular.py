@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from duologue.agents import make_agent, modular
+from duologue.agents import make_agent
 from duologue.agents.modular import fit_share
 from duologue.core import actions
 from duologue.core.episode import agent_rng, play_episode
@@ -25,11 +25,7 @@ from duologue.tasks.craigslist.task import CraigslistTask, scenario_from_listing
 NO_CORPUS = "modular:/no/such/corpus.json"
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    modular.clear_cache()
-    yield
-    modular.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_modular_cache")
 
 
 def limit_of(view, listed):

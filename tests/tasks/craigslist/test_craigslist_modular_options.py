@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from duologue.agents import make_agent, modular
+from duologue.agents import make_agent
 from duologue.core.episode import play_episode
 from duologue.core.schema import Message, Offer
 from duologue.tasks.craigslist.modular import CraigslistModularAgent
@@ -14,11 +14,7 @@ from duologue.tasks.craigslist.task import CraigslistTask
 NO_CORPUS = "/no/such/corpus.json"
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    modular.clear_cache()
-    yield
-    modular.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_modular_cache")
 
 
 class FairMinded(CraigslistModularAgent):

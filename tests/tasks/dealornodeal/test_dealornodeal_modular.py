@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from duologue.agents import make_agent, modular
+from duologue.agents import make_agent
 from duologue.agents.modular import fit_share
 from duologue.core.episode import play_episode
 from duologue.tasks import make
@@ -22,11 +22,7 @@ NO_CORPUS = "modular:/no/such/dealornodeal/val.txt"
 POOL = {"book": 3, "hat": 1, "ball": 2}
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    modular.clear_cache()
-    yield
-    modular.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_modular_cache")
 
 
 def play(specs, episodes, *, seed=0):
