@@ -234,3 +234,43 @@ def test_workers_starting_together_on_an_empty_database_create_every_table_once(
     finally:
         for storage in opened:
             storage.close()
+
+
+def test_a_move_is_one_statement_all_or_nothing_and_leaves_the_pool_in_transactions(postgres_url):
+    """On PostgreSQL a move's events and id are written by one statement in autocommit
+    (`plain_sql.CombinedInsert`): a repeated move id keeps out the move's events too, a batch
+    keeps every move but the repeated one, and the connection goes back to the pool taking
+    transactions again (a failed transaction on it still leaves nothing behind)."""
+    from sqlalchemy import text
+
+    from duologue.core.schema import Dialogue, Message, Party
+    from duologue.web.storage import EventBatchItem, EventConflict, Storage
+
+    storage = Storage(postgres_url)
+    try:
+        for key in ("d1", "d2", "d3"):
+            dialogue = Dialogue(id=key, task="toy", parties=[Party(id="a", kind="human"), Party(id="b", kind="human")])
+            storage.create_dialogue(dialogue, study_id="s", task_id="toy-v0", pairing="human", scenario_key="k", seats=[
+                {"party": party, "kind": "human", "participant_id": f"{key}-{party}", "agent": None} for party in ("a", "b")
+            ])
+        storage.add_events("d1", 0, [Message(party="a", text="first"), Message(party="a", text="second")], "m1")
+        with pytest.raises(EventConflict):  # fresh event numbers, a move id already stored
+            storage.add_events("d1", 2, [Message(party="a", text="a retried move")], "m1")
+        with pytest.raises(EventConflict):  # a fresh move id, an event number already stored
+            storage.add_events("d1", 1, [Message(party="b", text="late"), Message(party="b", text="later")], "m2")
+        assert [e.text for e in storage.events("d1")] == ["first", "second"]
+        assert storage.move_seen("d1", "m1") and not storage.move_seen("d1", "m2")
+        outcomes = storage.add_event_batch([
+            EventBatchItem("d2", 0, [Message(party="a", text="fresh").model_dump_json()], "x"),
+            EventBatchItem("d1", 0, [Message(party="b", text="the same number again").model_dump_json()], "y"),
+            EventBatchItem("d3", 0, [Message(party="a", text="also fresh").model_dump_json()], None),
+        ])
+        assert outcomes[0] is None and outcomes[2] is None and isinstance(outcomes[1], EventConflict)
+        for _ in range(4):  # straight after the writes (no read in between): the pool takes transactions
+            with pytest.raises(RuntimeError), storage.engine.begin() as connection:
+                connection.execute(text("INSERT INTO set_aside (dialogue_id, reason) VALUES ('d3', 'rolled back')"))
+                raise RuntimeError("abandon the transaction")
+        assert storage.set_aside("s") == {}
+        assert [[e.text for e in storage.events(d)] for d in ("d1", "d2", "d3")] == [["first", "second"], ["fresh"], ["also fresh"]]
+    finally:
+        storage.close()

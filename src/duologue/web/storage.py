@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, ParamSpec, TypeVar, cast
 
 from pydantic import TypeAdapter
-from sqlalchemy import Boolean, bindparam, event, inspect, text, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, insert, select, update
+from sqlalchemy import Boolean, bindparam, event, inspect, text, Float, ForeignKey, Integer, String, Table, Text, UniqueConstraint, create_engine, insert, select, update
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from duologue.core.schema import Dialogue, Event, Rating
 from duologue.web import counters
-from duologue.web.plain_sql import PlainStatement, PlainWriter
+from duologue.web.plain_sql import CombinedInsert, PlainStatement, PlainWriter
 
 _EVENT = TypeAdapter(Event)
 log = logging.getLogger(__name__)
@@ -254,15 +254,27 @@ class Storage:
         self.engine = create_engine(url, **options)
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_write_ahead)
+        # Reads on a database server run on connections in autocommit: a read is then one round
+        # trip, where a transaction makes it three (BEGIN, the query, ROLLBACK) and costs the server
+        # three times the work. No read here needs one snapshot across statements (PostgreSQL's READ
+        # COMMITTED takes a new one per statement anyway). SQLite reads stay on the one engine.
+        # (The same pool of connections: a database server that restarted empties it for both.)
+        self.reader = self.engine if url.startswith("sqlite") else self.engine.execution_options(isolation_level="AUTOCOMMIT")
         create_tables(self.engine, Base.metadata)
         self._guard_event_numbers()
         built = counters.prepare(self.engine)
         if built is not None:
             log.info("quota counters built from the stored dialogues (%s)", ", ".join(built) or "every study")
         self._session = sessionmaker(self.engine, expire_on_commit=False)
+        self._read_session = sessionmaker(self.reader, expire_on_commit=False)
         self._writer = PlainWriter(self.engine)
         self._insert_events = PlainStatement(self.engine, insert(EventRow), ("dialogue_id", "seq", "data"))
         self._insert_moves = PlainStatement(self.engine, insert(MoveRow), ("dialogue_id", "move_id", "seq"))
+        self._combined: CombinedInsert | None = None
+        """PostgreSQL: a move's events and id in one statement, run in autocommit (`plain_sql`)."""
+        if self.engine.dialect.name == "postgresql":
+            self._combined = CombinedInsert(self.engine, [(cast(Table, EventRow.__table__), ("dialogue_id", "seq", "data")), (cast(Table, MoveRow.__table__), ("dialogue_id", "move_id", "seq"))])
+            self._combined_writer = PlainWriter(self.engine, autocommit=True)
 
     def _guard_event_numbers(self) -> None:
         """Give a database made before events were unique per (dialogue, seq) that guard too.
@@ -328,17 +340,18 @@ class Storage:
         """Store several moves' events in one transaction (the live platform's storage thread sends
         whatever queued up together); returns, per item, None or the `EventConflict` that kept it out.
 
-        Plain inserts on the driver's connection (`plain_sql`): this is the platform's hottest write. When one item
+        Plain inserts on the driver's connection (`plain_sql`): this is the platform's hottest write
+        (on PostgreSQL one combined statement in autocommit, one round trip). When one item
         conflicts, the transaction is rolled back and each item is stored in a transaction of its
         own, so the others are kept and only the repeat is refused.
         """
+        events = [{"dialogue_id": i.dialogue_id, "seq": i.first_seq + n, "data": data} for i in items for n, data in enumerate(i.events)]
+        moves = [{"dialogue_id": i.dialogue_id, "move_id": i.move_id, "seq": i.first_seq} for i in items if i.move_id is not None]
         try:
-            self._writer.run(
-                [
-                    (self._insert_events, [{"dialogue_id": i.dialogue_id, "seq": i.first_seq + n, "data": data} for i in items for n, data in enumerate(i.events)]),
-                    (self._insert_moves, [{"dialogue_id": i.dialogue_id, "move_id": i.move_id, "seq": i.first_seq} for i in items if i.move_id is not None]),
-                ]
-            )
+            if self._combined is not None and (events or moves):
+                self._combined_writer.run([self._combined.statement([events, moves])])
+            else:
+                self._writer.run([(self._insert_events, events), (self._insert_moves, moves)])
             return [None] * len(items)
         except IntegrityError:
             if len(items) == 1:
@@ -350,13 +363,13 @@ class Storage:
 
     def events(self, dialogue_id: str, since: int = 0) -> list[Event]:
         """A dialogue's stored events from number `since` on, in order."""
-        with self._session() as session:
+        with self._read_session() as session:
             rows = session.scalars(select(EventRow.data).where(EventRow.dialogue_id == dialogue_id, EventRow.seq >= since).order_by(EventRow.seq)).all()
         return [_EVENT.validate_json(r) for r in rows]
 
     def move_seen(self, dialogue_id: str, move_id: str) -> bool:
         """Whether a move with this id was already applied in this dialogue."""
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             return connection.execute(_MOVE_SEEN, {"dialogue_id": dialogue_id, "move_id": move_id}).first() is not None
 
     def finish_dialogue(self, dialogue: Dialogue, end_reason: str | None, set_aside: str | None = None) -> None:
@@ -375,18 +388,18 @@ class Storage:
 
     def set_aside(self, study_id: str) -> dict[str, str]:
         """A study's finished dialogues that do not count (too short), with the reason of each."""
-        with self._session() as session:
+        with self._read_session() as session:
             rows = session.execute(select(SetAsideRow.dialogue_id, SetAsideRow.reason).join(DialogueRow, DialogueRow.id == SetAsideRow.dialogue_id).where(DialogueRow.study_id == study_id)).all()
         return {dialogue_id: reason for dialogue_id, reason in rows}
 
     def info(self, dialogue_id: str) -> DialogueInfo | None:
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             row = connection.execute(_INFO_OF, {"id": dialogue_id}).first()
         return DialogueInfo(*row) if row is not None else None
 
     def dialogue(self, dialogue_id: str) -> Dialogue | None:
         """The whole dialogue in the one schema: events in order, all ratings attached."""
-        with self._session() as session:
+        with self._read_session() as session:
             row = session.get(DialogueRow, dialogue_id)
             if row is None:
                 return None
@@ -404,7 +417,7 @@ class Storage:
             query = query.where(DialogueRow.study_id == study_id)
         if status is not None:
             query = query.where(DialogueRow.status == status)
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             return [DialogueInfo(*row) for row in connection.execute(query)]
 
     def iter_dialogues(self, *, study_id: str | None = None, status: str | None = "finished") -> Iterator[Dialogue]:
@@ -416,7 +429,7 @@ class Storage:
     def count_by(self, study_id: str, column: str) -> dict[str, int]:
         """Dialogues of a study per `pairing` or `scenario_key` (for quotas; set-aside ones left out),
         read from the quota counters (`duologue.web.counters`): a row per key, however many are stored."""
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             if column == "pairing":
                 return counters.totals(connection, study_id)
             if column == "scenario_key":
@@ -425,12 +438,12 @@ class Storage:
 
     def count_pairs(self, study_id: str) -> dict[tuple[str, str], int]:
         """Dialogues of a study per (scenario_key, pairing), set-aside ones left out (from the counters)."""
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             return counters.pairs(connection, study_id)
 
     def counter_differences(self, study_id: str) -> dict[str, dict[Any, tuple[int, int]]]:
         """Where a study's quota counters disagree with a count over its dialogues (empty: they agree)."""
-        with self._session() as session:
+        with self._read_session() as session:
             return counters.differences(session, study_id)
 
     def rebuild_counters(self, study_id: str | None = None) -> None:
@@ -442,12 +455,12 @@ class Storage:
     # ------------------------------------------------------------------ seats
 
     def seat_by_token(self, token: str) -> Seat | None:
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             row = connection.execute(select(*_SEAT_COLUMNS).where(SeatRow.token == token)).first()
         return Seat(*row) if row is not None else None
 
     def seats(self, dialogue_id: str) -> list[Seat]:
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             return [Seat(*row) for row in connection.execute(select(*_SEAT_COLUMNS).where(SeatRow.dialogue_id == dialogue_id).order_by(SeatRow.id))]
 
     def seats_of_participant(self, participant_id: str, study_id: str | None = None) -> list[tuple[Seat, DialogueInfo]]:
@@ -456,7 +469,7 @@ class Storage:
         if study_id is not None:
             query = query.where(DialogueRow.study_id == study_id)
         seat_width = len(_SEAT_COLUMNS)
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             rows = connection.execute(query.order_by(DialogueRow.created_at)).all()
         return [(Seat(*row[:seat_width]), DialogueInfo(*row[seat_width:])) for row in rows]
 
@@ -485,7 +498,7 @@ class Storage:
                 session.add(RatingRow(dialogue_id=dialogue_id, rater_kind=rating.rater_kind, rater_id=rating.rater_id, created_at=time.time(), data=rating.model_dump_json()))
 
     def ratings(self, dialogue_id: str | None = None) -> list[Rating]:
-        with self._session() as session:
+        with self._read_session() as session:
             query = select(RatingRow.data).order_by(RatingRow.id)
             if dialogue_id is not None:
                 query = query.where(RatingRow.dialogue_id == dialogue_id)
@@ -493,13 +506,13 @@ class Storage:
 
     def assignments(self, study_id: str) -> list[dict[str, Any]]:
         """A study's rating-job assignments as plain records (`duologue.web.rating_jobs.Assignment` fields)."""
-        with self._session() as session:
+        with self._read_session() as session:
             rows = session.scalars(select(RatingJobRow).where(RatingJobRow.study_id == study_id).order_by(RatingJobRow.id))
             return [{"dialogue_id": r.dialogue_id, "rater_id": r.rater_id, "assigned_at": r.created_at, "status": r.status, "done_at": r.done_at} for r in rows]
 
     def ratable(self, study_id: str) -> list[dict[str, Any]]:
         """A study's finished dialogues with the people who took part (they may not rate them)."""
-        with self._session() as session:
+        with self._read_session() as session:
             rows = session.execute(
                 select(DialogueRow.id, DialogueRow.finished_at, SeatRow.participant_id)
                 .join(SeatRow, SeatRow.dialogue_id == DialogueRow.id)
@@ -551,7 +564,7 @@ class Storage:
             return self.session_of(participant_id) or session
 
     def session_of(self, participant_id: str) -> str | None:
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             return connection.execute(select(IdentityRow.session).where(IdentityRow.participant_id == participant_id)).scalar()
 
     def unbind_session(self, participant_id: str, session: str) -> None:
@@ -562,7 +575,7 @@ class Storage:
                 db.delete(row)
 
     def studies(self) -> list[dict[str, Any]]:
-        with self._session() as session:
+        with self._read_session() as session:
             return [json.loads(d) for d in session.scalars(select(StudyRow.data).order_by(StudyRow.id))]
 
 
