@@ -12,13 +12,16 @@ or move id) and `DBAPIError` (the database cannot be reached) as from any other 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 from sqlalchemy import Table, bindparam, insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, StatementError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine.interfaces import DBAPIConnection
 
 SHAPES_KEPT = 64
 """Compiled combined inserts kept per `CombinedInsert` (one per count of rows of each table)."""
@@ -64,7 +67,7 @@ class PlainWriter:
         dialect = self.engine.dialect
         try:
             if self.autocommit:
-                dialect.set_isolation_level(connection.dbapi_connection, "AUTOCOMMIT")
+                dialect.set_isolation_level(cast("DBAPIConnection", connection.dbapi_connection), "AUTOCOMMIT")
             cursor = connection.cursor()
             try:
                 for statement, rows in steps:
@@ -89,7 +92,7 @@ class PlainWriter:
         finally:
             if self.autocommit and connection.is_valid:
                 try:
-                    dialect.reset_isolation_level(connection.dbapi_connection)
+                    dialect.reset_isolation_level(cast("DBAPIConnection", connection.dbapi_connection))
                 except self.dbapi.Error:  # a connection that cannot be reset is not used again
                     connection.invalidate()
             connection.close()
