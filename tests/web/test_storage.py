@@ -109,3 +109,31 @@ def test_a_failing_write_of_a_move_is_reported_as_storage_unavailable_and_keeps_
         storage.add_events("d1", 1, [Message(party="b", text="second")], "m2")
     assert [e.text for e in storage.events("d1")] == ["first"]
     storage.close()
+
+
+def test_the_plain_reads_give_python_values_as_the_orm_does(tmp_path):
+    """`seat_by_token`, `info`, `seats_of_participant` and `session_of` are read on the driver's own
+    connection (`plain_sql.PlainQuery`); SQLite stores a boolean as 0/1, and the seat still says
+    True or False, exactly as SQLAlchemy's own reading of the same rows does."""
+    from duologue.core.schema import Dialogue, Party
+    from duologue.web.storage import SeatRow, _seat
+
+    storage = Storage(f"sqlite:///{tmp_path / 'plain.db'}")
+    dialogue = Dialogue(id="d-plain", task="toy", parties=[Party(id="a", kind="human", participant_id="p-a"), Party(id="b", kind="bot", agent="rule")])
+    seats = storage.create_dialogue(dialogue, study_id="s", task_id="toy-v0", pairing="bot:rule", scenario_key="k", seats=[
+        {"party": "a", "kind": "human", "participant_id": "p-a", "agent": None},
+        {"party": "b", "kind": "bot", "participant_id": None, "agent": "rule"},
+    ])
+    token = seats[0].token
+    assert storage.seat_by_token(token).questionnaire_done is False
+    storage.complete_questionnaire(token, [], "CODE-1")
+    plain = storage.seat_by_token(token)
+    assert plain.questionnaire_done is True and plain.completion_code == "CODE-1"
+    with storage._session() as session:
+        assert plain == _seat(session.query(SeatRow).filter_by(token=token).one())
+    [(seat, info)] = storage.seats_of_participant("p-a", "s")
+    assert seat == plain and info == storage.info("d-plain") and info.status == "live" and isinstance(info.created_at, float)
+    assert storage.seats_of_participant("p-a", "another study") == [] and storage.seat_by_token("no such token") is None
+    assert storage.info("no such dialogue") is None and storage.session_of("p-a") is None
+    assert storage.bind_session("p-a", "s1") == "s1" and storage.session_of("p-a") == "s1"
+    storage.close()

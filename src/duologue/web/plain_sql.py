@@ -1,10 +1,12 @@
-"""The platform's hottest writes, run on the database driver's own connection.
+"""The platform's hottest writes and reads, run on the database driver's own connection.
 
 A person's move stores its events and its move id: two inserts and a commit, hundreds of times a
 second at a busy study. Through SQLAlchemy's `Connection` the statement bookkeeping (a cache key,
 an execution context, a transaction object) cost about as much as SQLite's own work; here each
 statement is compiled once for the engine's dialect and executed with the driver's `executemany`
 on a pooled connection, which halves the cost of a move's write (`benchmarks/bench_storage.py`).
+The reads that every arrival, page and move make (`PlainQuery`) are run the same way, which halves
+their cost to the worker too.
 
 Errors keep SQLAlchemy's types, so callers see the same `IntegrityError` (a repeated event number
 or move id) and `DBAPIError` (the database cannot be reached) as from any other storage call.
@@ -12,12 +14,13 @@ or move id) and `DBAPIError` (the database cannot be reached) as from any other 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 from sqlalchemy import Table, bindparam, insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, StatementError
 from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.selectable import SelectBase
 from sqlalchemy.sql.compiler import SQLCompiler
 
 if TYPE_CHECKING:
@@ -45,8 +48,23 @@ class PlainStatement:
         return {name: row[key] for name, key in self.names.items()}
 
 
+class PlainQuery:
+    """A read compiled once for `engine`'s driver, its rows as tuples of Python values (each
+    column's own result processing applied, as SQLAlchemy would: SQLite's 0/1 become booleans)."""
+
+    def __init__(self, engine: Engine, statement: SelectBase) -> None:
+        self.statement = PlainStatement(engine, statement, ())
+        self.processors = [column.type.result_processor(engine.dialect, None) for column in statement.selected_columns]
+        self._plain = not any(self.processors)
+
+    def rows(self, fetched: Sequence[Sequence[Any]]) -> list[tuple[Any, ...]]:
+        if self._plain:
+            return [tuple(row) for row in fetched]
+        return [tuple(value if process is None else process(value) for process, value in zip(self.processors, row, strict=True)) for row in fetched]
+
+
 class PlainWriter:
-    """Runs a few `PlainStatement`s as one transaction on a pooled driver connection."""
+    """Runs a few `PlainStatement`s as one transaction, or a `PlainQuery`, on a pooled driver connection."""
 
     def __init__(self, engine: Engine, *, autocommit: bool = False) -> None:
         self.engine = engine
@@ -57,32 +75,52 @@ class PlainWriter:
 
     def run(self, steps: Sequence[tuple[PlainStatement, list[dict[str, Any]]]]) -> None:
         """Each statement with its rows (skipped when it has none), all committed together, or
-        none of them: any error rolls the transaction back and is raised as SQLAlchemy's own. When
-        the database dropped the connection, the pool is emptied, so the next call connects afresh."""
+        none of them: any error rolls the transaction back and is raised as SQLAlchemy's own."""
+        sql = "; ".join(statement.sql for statement, rows in steps if rows)
+
+        def write(cursor: Any) -> None:
+            for statement, rows in steps:
+                if len(rows) == 1:
+                    cursor.execute(statement.sql, statement.parameters(rows[0]))
+                elif rows:
+                    cursor.executemany(statement.sql, [statement.parameters(row) for row in rows])
+
+        self._on_connection(sql, write, commit=True)
+
+    def read(self, query: PlainQuery, parameters: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """The rows of one read (in autocommit when this writer runs so: one round trip)."""
+        fetched: list[Any] = []
+
+        def fetch(cursor: Any) -> None:
+            cursor.execute(query.statement.sql, query.statement.parameters(parameters))
+            fetched.extend(cursor.fetchall())
+
+        self._on_connection(query.statement.sql, fetch, commit=False)
+        return query.rows(fetched)
+
+    def _on_connection(self, sql: str, work: Callable[[Any], None], *, commit: bool) -> None:
+        """`work(cursor)` on a pooled driver connection (then committed, if `commit`). Errors are
+        raised as SQLAlchemy's own (`sql` names the statements); when the database dropped the
+        connection, the pool is emptied, so the next call connects afresh."""
         try:
             connection = self.engine.raw_connection()
         except self.dbapi.Error as error:  # the database cannot be reached
             raise self._wrapped("connect", error) from error
-        sql = ""
         dialect = self.engine.dialect
         try:
             if self.autocommit:
                 dialect.set_isolation_level(cast("DBAPIConnection", connection.dbapi_connection), "AUTOCOMMIT")
             cursor = connection.cursor()
             try:
-                for statement, rows in steps:
-                    sql = statement.sql
-                    if len(rows) == 1:
-                        cursor.execute(sql, statement.parameters(rows[0]))
-                    elif rows:
-                        cursor.executemany(sql, [statement.parameters(row) for row in rows])
-                connection.commit()
+                work(cursor)
+                if commit:
+                    connection.commit()
             finally:
                 cursor.close()
         except self.dbapi.Error as error:
             try:
                 connection.rollback()
-                dropped = self.engine.dialect.is_disconnect(error, connection.dbapi_connection, None)
+                dropped = dialect.is_disconnect(error, connection.dbapi_connection, None)
             except self.dbapi.Error:
                 dropped = True
             if dropped:  # the server went away: every pooled connection is dead too, as SQLAlchemy assumes

@@ -22,7 +22,7 @@ import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, ParamSpec, TypeVar, cast
+from typing import Any, Callable, Iterable, Iterator, ParamSpec, Sequence, TypeVar, cast
 
 from pydantic import TypeAdapter
 from sqlalchemy import Boolean, bindparam, event, inspect, text, Float, ForeignKey, Integer, String, Table, Text, UniqueConstraint, create_engine, insert, select, update
@@ -32,7 +32,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from duologue.core.schema import Dialogue, Event, Rating
 from duologue.web import counters
-from duologue.web.plain_sql import CombinedInsert, PlainStatement, PlainWriter
+from duologue.web.plain_sql import CombinedInsert, PlainQuery, PlainStatement, PlainWriter
 
 _EVENT = TypeAdapter(Event)
 log = logging.getLogger(__name__)
@@ -215,6 +215,14 @@ _INSERT_DIALOGUE = insert(DialogueRow)
 _INSERT_SEATS = insert(SeatRow)
 _MOVE_SEEN = select(MoveRow.seq).where(MoveRow.dialogue_id == bindparam("dialogue_id"), MoveRow.move_id == bindparam("move_id"))
 _INFO_OF = select(*_INFO_COLUMNS).where(DialogueRow.id == bindparam("id"))
+_SEAT_OF_TOKEN = select(*_SEAT_COLUMNS).where(SeatRow.token == bindparam("token"))
+_SEATS_IN_STUDY = (
+    select(*_SEAT_COLUMNS, *_INFO_COLUMNS)
+    .join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id)
+    .where(SeatRow.participant_id == bindparam("participant"), DialogueRow.study_id == bindparam("study"))
+    .order_by(DialogueRow.created_at)
+)
+_SESSION_OF = select(IdentityRow.session).where(IdentityRow.participant_id == bindparam("participant"))
 _FINISH = update(DialogueRow).where(DialogueRow.id == bindparam("key")).values(status=bindparam("status"), end_reason=bindparam("end_reason"), finished_at=bindparam("finished_at"), data=bindparam("data"))
 _SET_ASIDE_OF = select(SetAsideRow.dialogue_id).where(SetAsideRow.dialogue_id == bindparam("key"))
 _COUNTED_AS = select(DialogueRow.study_id, DialogueRow.scenario_key, DialogueRow.pairing).where(DialogueRow.id == bindparam("key"))
@@ -270,6 +278,9 @@ class Storage:
         self._writer = PlainWriter(self.engine)
         self._insert_events = PlainStatement(self.engine, insert(EventRow), ("dialogue_id", "seq", "data"))
         self._insert_moves = PlainStatement(self.engine, insert(MoveRow), ("dialogue_id", "move_id", "seq"))
+        # The reads every arrival, page and move make, on the driver's connection (`plain_sql`).
+        self._reads = PlainWriter(self.engine, autocommit=not url.startswith("sqlite"))
+        self._queries = {name: PlainQuery(self.engine, query) for name, query in (("info", _INFO_OF), ("move_seen", _MOVE_SEEN), ("seat", _SEAT_OF_TOKEN), ("seats_in_study", _SEATS_IN_STUDY), ("session", _SESSION_OF))}
         self._combined: CombinedInsert | None = None
         """PostgreSQL: a move's events and id in one statement, run in autocommit (`plain_sql`)."""
         if self.engine.dialect.name == "postgresql":
@@ -369,8 +380,7 @@ class Storage:
 
     def move_seen(self, dialogue_id: str, move_id: str) -> bool:
         """Whether a move with this id was already applied in this dialogue."""
-        with self.reader.connect() as connection:
-            return connection.execute(_MOVE_SEEN, {"dialogue_id": dialogue_id, "move_id": move_id}).first() is not None
+        return bool(self._reads.read(self._queries["move_seen"], {"dialogue_id": dialogue_id, "move_id": move_id}))
 
     def finish_dialogue(self, dialogue: Dialogue, end_reason: str | None, set_aside: str | None = None) -> None:
         """Mark finished and store the final parties, outcome and meta (events are already stored);
@@ -393,9 +403,8 @@ class Storage:
         return {dialogue_id: reason for dialogue_id, reason in rows}
 
     def info(self, dialogue_id: str) -> DialogueInfo | None:
-        with self.reader.connect() as connection:
-            row = connection.execute(_INFO_OF, {"id": dialogue_id}).first()
-        return DialogueInfo(*row) if row is not None else None
+        rows = self._reads.read(self._queries["info"], {"id": dialogue_id})
+        return DialogueInfo(*rows[0]) if rows else None
 
     def dialogue(self, dialogue_id: str) -> Dialogue | None:
         """The whole dialogue in the one schema: events in order, all ratings attached."""
@@ -455,9 +464,8 @@ class Storage:
     # ------------------------------------------------------------------ seats
 
     def seat_by_token(self, token: str) -> Seat | None:
-        with self.reader.connect() as connection:
-            row = connection.execute(select(*_SEAT_COLUMNS).where(SeatRow.token == token)).first()
-        return Seat(*row) if row is not None else None
+        rows = self._reads.read(self._queries["seat"], {"token": token})
+        return Seat(*rows[0]) if rows else None
 
     def seats(self, dialogue_id: str) -> list[Seat]:
         with self.reader.connect() as connection:
@@ -465,12 +473,13 @@ class Storage:
 
     def seats_of_participant(self, participant_id: str, study_id: str | None = None) -> list[tuple[Seat, DialogueInfo]]:
         """Every seat a participant has taken (to resume a live dialogue, or to keep raters apart)."""
-        query = select(*_SEAT_COLUMNS, *_INFO_COLUMNS).join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id).where(SeatRow.participant_id == participant_id)
-        if study_id is not None:
-            query = query.where(DialogueRow.study_id == study_id)
         seat_width = len(_SEAT_COLUMNS)
-        with self.reader.connect() as connection:
-            rows = connection.execute(query.order_by(DialogueRow.created_at)).all()
+        if study_id is not None:  # every arrival at a lobby asks this
+            rows: Sequence[Any] = self._reads.read(self._queries["seats_in_study"], {"participant": participant_id, "study": study_id})
+        else:
+            query = select(*_SEAT_COLUMNS, *_INFO_COLUMNS).join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id).where(SeatRow.participant_id == participant_id)
+            with self.reader.connect() as connection:
+                rows = connection.execute(query.order_by(DialogueRow.created_at)).all()
         return [(Seat(*row[:seat_width]), DialogueInfo(*row[seat_width:])) for row in rows]
 
     def complete_questionnaire(self, token: str, ratings: list[Rating], completion_code: str) -> Seat:
@@ -564,8 +573,8 @@ class Storage:
             return self.session_of(participant_id) or session
 
     def session_of(self, participant_id: str) -> str | None:
-        with self.reader.connect() as connection:
-            return connection.execute(select(IdentityRow.session).where(IdentityRow.participant_id == participant_id)).scalar()
+        rows = self._reads.read(self._queries["session"], {"participant": participant_id})
+        return rows[0][0] if rows else None
 
     def unbind_session(self, participant_id: str, session: str) -> None:
         """Undo a binding to this session (a page that failed after binding never sent its cookie)."""
