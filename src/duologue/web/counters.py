@@ -22,9 +22,9 @@ imports this module).
 from __future__ import annotations
 
 import time
-from typing import Any, Union, cast
+from typing import Any, Iterable, Union, cast
 
-from sqlalchemy import Float, Integer, String, column, delete, func, insert, select, table, text, update
+from sqlalchemy import Float, Integer, String, bindparam, column, delete, func, insert, select, table, text, update
 from sqlalchemy.engine import Connection, CursorResult, Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -104,21 +104,37 @@ def bump(session: Executor, study_id: str, scenario_key: str, pairing: str, delt
     _add(session, QuotaTotalRow, {"study_id": study_id, "pairing": pairing}, delta)
 
 
+TOTALS = select(QuotaTotalRow.pairing, QuotaTotalRow.n).where(QuotaTotalRow.study_id == bindparam("study"), QuotaTotalRow.n != 0)
+"""A study's (pairing, count) rows; the parameter is `study`."""
+PAIRS = select(QuotaCountRow.scenario_key, QuotaCountRow.pairing, QuotaCountRow.n).where(QuotaCountRow.study_id == bindparam("study"), QuotaCountRow.n != 0)
+"""A study's (scenario_key, pairing, count) rows; the parameter is `study`."""
+
+
 def totals(session: Executor, study_id: str) -> dict[str, int]:
     """Counted dialogues per pairing (pairings with none left out, as a GROUP BY would)."""
-    rows = session.execute(select(QuotaTotalRow.pairing, QuotaTotalRow.n).where(QuotaTotalRow.study_id == study_id, QuotaTotalRow.n != 0))
+    return totals_of(session.execute(TOTALS, {"study": study_id}))
+
+
+def totals_of(rows: Iterable[Any]) -> dict[str, int]:
     return {pairing: n for pairing, n in rows}
 
 
 def pairs(session: Executor, study_id: str) -> dict[tuple[str, str], int]:
     """Counted dialogues per (scenario_key, pairing)."""
-    rows = session.execute(select(QuotaCountRow.scenario_key, QuotaCountRow.pairing, QuotaCountRow.n).where(QuotaCountRow.study_id == study_id, QuotaCountRow.n != 0))
+    return pairs_of(session.execute(PAIRS, {"study": study_id}))
+
+
+def pairs_of(rows: Iterable[Any]) -> dict[tuple[str, str], int]:
     return {(scenario, pairing): n for scenario, pairing, n in rows}
 
 
 def per_scenario(session: Executor, study_id: str) -> dict[str, int]:
+    return per_scenario_of(pairs(session, study_id))
+
+
+def per_scenario_of(counted: dict[tuple[str, str], int]) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for (scenario, _), n in pairs(session, study_id).items():
+    for (scenario, _), n in counted.items():
         counts[scenario] = counts.get(scenario, 0) + n
     return counts
 

@@ -31,7 +31,8 @@ SHAPES_KEPT = 64
 
 
 class PlainStatement:
-    """One insert or update, compiled for `engine`'s driver; rows are given as dicts."""
+    """One statement compiled for `engine`'s driver; rows are given as dicts of its parameters (a
+    value the statement itself holds, such as the 0 of `n != 0`, is filled in)."""
 
     def __init__(self, engine: Engine, statement: ClauseElement, keys: Sequence[str]) -> None:
         compiled = statement.compile(dialect=engine.dialect, column_keys=list(keys))
@@ -39,13 +40,14 @@ class PlainStatement:
         self.sql = compiled.string
         self.order = list(compiled.positiontup or [])
         """The bind names in the order of a positional driver's placeholders (empty: named ones)."""
-        self.names = {name: compiled.binds[name].key for name in compiled.binds}
+        self.names = {name: bind.key for name, bind in compiled.binds.items() if bind.required}
+        self.fixed = {name: bind.value for name, bind in compiled.binds.items() if not bind.required}
 
     def parameters(self, row: dict[str, Any]) -> Any:
         """`row` in the form the driver takes for this statement (a tuple or a dict)."""
         if self.order:
-            return tuple(row[self.names[name]] for name in self.order)
-        return {name: row[key] for name, key in self.names.items()}
+            return tuple(row[self.names[name]] if name in self.names else self.fixed[name] for name in self.order)
+        return {**self.fixed, **{name: row[key] for name, key in self.names.items()}}
 
 
 class PlainQuery:

@@ -280,7 +280,7 @@ class Storage:
         self._insert_moves = PlainStatement(self.engine, insert(MoveRow), ("dialogue_id", "move_id", "seq"))
         # The reads every arrival, page and move make, on the driver's connection (`plain_sql`).
         self._reads = PlainWriter(self.engine, autocommit=not url.startswith("sqlite"))
-        self._queries = {name: PlainQuery(self.engine, query) for name, query in (("info", _INFO_OF), ("move_seen", _MOVE_SEEN), ("seat", _SEAT_OF_TOKEN), ("seats_in_study", _SEATS_IN_STUDY), ("session", _SESSION_OF))}
+        self._queries = {name: PlainQuery(self.engine, query) for name, query in (("info", _INFO_OF), ("move_seen", _MOVE_SEEN), ("seat", _SEAT_OF_TOKEN), ("seats_in_study", _SEATS_IN_STUDY), ("session", _SESSION_OF), ("totals", counters.TOTALS), ("pairs", counters.PAIRS))}
         self._combined: CombinedInsert | None = None
         """PostgreSQL: a move's events and id in one statement, run in autocommit (`plain_sql`)."""
         if self.engine.dialect.name == "postgresql":
@@ -438,17 +438,15 @@ class Storage:
     def count_by(self, study_id: str, column: str) -> dict[str, int]:
         """Dialogues of a study per `pairing` or `scenario_key` (for quotas; set-aside ones left out),
         read from the quota counters (`duologue.web.counters`): a row per key, however many are stored."""
-        with self.reader.connect() as connection:
-            if column == "pairing":
-                return counters.totals(connection, study_id)
-            if column == "scenario_key":
-                return counters.per_scenario(connection, study_id)
+        if column == "pairing":
+            return counters.totals_of(self._reads.read(self._queries["totals"], {"study": study_id}))
+        if column == "scenario_key":
+            return counters.per_scenario_of(self.count_pairs(study_id))
         raise ValueError(f"quotas count by pairing or scenario_key, not {column!r}")
 
     def count_pairs(self, study_id: str) -> dict[tuple[str, str], int]:
         """Dialogues of a study per (scenario_key, pairing), set-aside ones left out (from the counters)."""
-        with self.reader.connect() as connection:
-            return counters.pairs(connection, study_id)
+        return counters.pairs_of(self._reads.read(self._queries["pairs"], {"study": study_id}))
 
     def counter_differences(self, study_id: str) -> dict[str, dict[Any, tuple[int, int]]]:
         """Where a study's quota counters disagree with a count over its dialogues (empty: they agree)."""
