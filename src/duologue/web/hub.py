@@ -64,11 +64,13 @@ class LiveHub(Leases):
             if info is None or info.status != "live":
                 return None
             await self.cluster.follow(dialogue_id)  # before reading it: no notice falls in between
-            live = self.dialogues.get(dialogue_id) or await self.storage.run(self.load, info)
-            if live is None:
+            loaded = self.dialogues.get(dialogue_id) or await self.storage.run(self.load, info)
+            if loaded is None:
                 return None
-            self.dialogues.setdefault(dialogue_id, live)
-            live = self.dialogues[dialogue_id]
+            live = self.dialogues.setdefault(dialogue_id, loaded)
+            if live is loaded:  # read just now, after following: nothing stored earlier is missing
+                await live.refresh_presence()
+                return live
         await live.refresh()
         return live
 

@@ -69,6 +69,12 @@ def seat_or_404(state, token: str, connection: HTTPConnection | None = None) -> 
     return seat
 
 
+def seat_for_socket(state, token: str, session: str | None) -> tuple[Seat | None, bool]:
+    """A socket's seat (None: no such token) and whether this browser may use it, in one call."""
+    seat = state.storage.seat_by_token(token)
+    return seat, seat is None or identity.may_use(state, seat.participant_id, session)
+
+
 def stored_view(state, seat: Seat) -> dict[str, Any]:
     """A finished dialogue's view for one party, read back from the database (after a restart)."""
     dialogue = state.storage.dialogue(seat.dialogue_id)
@@ -168,9 +174,8 @@ async def chat_socket(websocket: WebSocket, token: str):
     state = websocket.app.state.platform
     await websocket.accept()
     try:
-        seat = await state.storage.run(state.storage.seat_by_token, token)
-        live = await state.hub.open(seat.dialogue_id) if seat is not None and seat.kind == "human" else None
-        allowed = seat is None or await state.storage.run(identity.may_use, state, seat.participant_id, identity.session_of(websocket))
+        seat, allowed = await state.storage.run(seat_for_socket, state, token, identity.session_of(websocket))
+        live = await state.hub.open(seat.dialogue_id) if seat is not None and seat.kind == "human" and allowed else None
     except (StorageUnavailable, ClusterUnavailable):
         await websocket.send_json({"type": "error", "status": 503, "reason": "the platform is briefly unavailable; reconnecting"})
         await websocket.close(code=1013)
