@@ -223,6 +223,10 @@ _SEATS_IN_STUDY = (
     .order_by(DialogueRow.created_at)
 )
 _SESSION_OF = select(IdentityRow.session).where(IdentityRow.participant_id == bindparam("participant"))
+_DIALOGUE_DATA = select(DialogueRow.data).where(DialogueRow.id == bindparam("id"))
+_ALL_EVENTS = select(EventRow.data).where(EventRow.dialogue_id == bindparam("dialogue_id")).order_by(EventRow.seq, EventRow.id)
+_RATINGS_OF = select(RatingRow.data).where(RatingRow.dialogue_id == bindparam("dialogue_id")).order_by(RatingRow.id)
+_EVENTS_SINCE = select(EventRow.data).where(EventRow.dialogue_id == bindparam("dialogue_id"), EventRow.seq >= bindparam("since")).order_by(EventRow.seq)
 _FINISH = update(DialogueRow).where(DialogueRow.id == bindparam("key")).values(status=bindparam("status"), end_reason=bindparam("end_reason"), finished_at=bindparam("finished_at"), data=bindparam("data"))
 _SET_ASIDE_OF = select(SetAsideRow.dialogue_id).where(SetAsideRow.dialogue_id == bindparam("key"))
 _COUNTED_AS = select(DialogueRow.study_id, DialogueRow.scenario_key, DialogueRow.pairing).where(DialogueRow.id == bindparam("key"))
@@ -280,7 +284,12 @@ class Storage:
         self._insert_moves = PlainStatement(self.engine, insert(MoveRow), ("dialogue_id", "move_id", "seq"))
         # The reads every arrival, page and move make, on the driver's connection (`plain_sql`).
         self._reads = PlainWriter(self.engine, autocommit=not url.startswith("sqlite"))
-        self._queries = {name: PlainQuery(self.engine, query) for name, query in (("info", _INFO_OF), ("move_seen", _MOVE_SEEN), ("seat", _SEAT_OF_TOKEN), ("seats_in_study", _SEATS_IN_STUDY), ("session", _SESSION_OF), ("totals", counters.TOTALS), ("pairs", counters.PAIRS))}
+        queries: dict[str, Any] = {
+            "info": _INFO_OF, "move_seen": _MOVE_SEEN, "seat": _SEAT_OF_TOKEN, "seats_in_study": _SEATS_IN_STUDY, "session": _SESSION_OF,
+            "totals": counters.TOTALS, "pairs": counters.PAIRS, "events": _EVENTS_SINCE,
+            "dialogue": _DIALOGUE_DATA, "all_events": _ALL_EVENTS, "ratings_of": _RATINGS_OF,
+        }
+        self._queries = {name: PlainQuery(self.engine, query) for name, query in queries.items()}
         self._combined: CombinedInsert | None = None
         """PostgreSQL: a move's events and id in one statement, run in autocommit (`plain_sql`)."""
         if self.engine.dialect.name == "postgresql":
@@ -374,9 +383,8 @@ class Storage:
 
     def events(self, dialogue_id: str, since: int = 0) -> list[Event]:
         """A dialogue's stored events from number `since` on, in order."""
-        with self._read_session() as session:
-            rows = session.scalars(select(EventRow.data).where(EventRow.dialogue_id == dialogue_id, EventRow.seq >= since).order_by(EventRow.seq)).all()
-        return [_EVENT.validate_json(r) for r in rows]
+        rows = self._reads.read(self._queries["events"], {"dialogue_id": dialogue_id, "since": since})
+        return [_EVENT.validate_json(data) for (data,) in rows]
 
     def move_seen(self, dialogue_id: str, move_id: str) -> bool:
         """Whether a move with this id was already applied in this dialogue."""
@@ -408,15 +416,14 @@ class Storage:
 
     def dialogue(self, dialogue_id: str) -> Dialogue | None:
         """The whole dialogue in the one schema: events in order, all ratings attached."""
-        with self._read_session() as session:
-            row = session.get(DialogueRow, dialogue_id)
-            if row is None:
-                return None
-            data = json.loads(row.data)
-            events = session.scalars(select(EventRow.data).where(EventRow.dialogue_id == dialogue_id).order_by(EventRow.seq, EventRow.id)).all()
-            ratings = session.scalars(select(RatingRow.data).where(RatingRow.dialogue_id == dialogue_id).order_by(RatingRow.id)).all()
-        data["events"] = [json.loads(e) for e in events]
-        data["ratings"] = [*data.get("ratings", []), *(json.loads(r) for r in ratings)]
+        found = self._reads.read(self._queries["dialogue"], {"id": dialogue_id})
+        if not found:
+            return None
+        data = json.loads(found[0][0])
+        events = self._reads.read(self._queries["all_events"], {"dialogue_id": dialogue_id})
+        ratings = self._reads.read(self._queries["ratings_of"], {"dialogue_id": dialogue_id})
+        data["events"] = [json.loads(e) for (e,) in events]
+        data["ratings"] = [*data.get("ratings", []), *(json.loads(r) for (r,) in ratings)]
         return Dialogue.model_validate(data)
 
     def dialogues(self, *, study_id: str | None = None, status: str | None = None) -> list[DialogueInfo]:
