@@ -244,7 +244,7 @@ def test_a_move_is_one_statement_all_or_nothing_and_leaves_the_pool_in_transacti
     from sqlalchemy import text
 
     from duologue.core.schema import Dialogue, Message, Party
-    from duologue.web.storage import EventBatchItem, EventConflict, Storage
+    from duologue.web.storage import COMBINED_ROWS, EventBatchItem, EventConflict, Storage
 
     storage = Storage(postgres_url)
     try:
@@ -272,5 +272,10 @@ def test_a_move_is_one_statement_all_or_nothing_and_leaves_the_pool_in_transacti
                 raise RuntimeError("abandon the transaction")
         assert storage.set_aside("s") == {}
         assert [[e.text for e in storage.events(d)] for d in ("d1", "d2", "d3")] == [["first", "second"], ["fresh"], ["also fresh"]]
+        # More rows than one statement can carry (PostgreSQL takes 65,535 parameters, three a row): plain inserts
+        many = [Message(party="a", text=f"line {n}") for n in range(22_000)]
+        assert len(many) > COMBINED_ROWS
+        storage.add_events("d3", 1, many, "big")
+        assert len(storage.events("d3")) == 22_001 and storage.move_seen("d3", "big")
     finally:
         storage.close()

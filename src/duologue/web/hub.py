@@ -64,13 +64,15 @@ class LiveHub(Leases):
             if info is None or info.status != "live":
                 return None
             await self.cluster.follow(dialogue_id)  # before reading it: no notice falls in between
-            loaded = self.dialogues.get(dialogue_id) or await self.storage.run(self.load, info)
-            if loaded is None:
-                return None
-            live = self.dialogues.setdefault(dialogue_id, loaded)
-            if live is loaded:  # read just now, after following: nothing stored earlier is missing
-                await live.refresh_presence()
-                return live
+            live = self.dialogues.get(dialogue_id)
+            if live is None:
+                loaded = await self.storage.run(self.load, info)
+                if loaded is None:
+                    return None
+                live = self.dialogues.setdefault(dialogue_id, loaded)
+                if live is loaded:  # read just now, after following: nothing stored earlier is missing
+                    await live.refresh_presence()
+                    return live
         await live.refresh()
         return live
 

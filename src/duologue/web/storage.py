@@ -40,6 +40,11 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
+COMBINED_ROWS = 1000
+"""At most this many rows go into one combined insert (three parameters each, well under the 65,535
+a PostgreSQL statement takes, and a shape worth compiling); a larger batch takes the plain inserts."""
+
+
 class StorageUnavailable(RuntimeError):
     """The database cannot be reached now (down, restarting, network); nothing was written."""
 
@@ -250,6 +255,10 @@ class Storage:
     waits for a network round trip, and their waits overlap; for SQLite on the loop itself (unless
     `threads` is set), since its calls are short and all CPU: a thread would only take turns with
     the loop for Python's interpreter lock, which made moves wait longer, not shorter.
+
+    The calls every move, arrival and page make are plain statements on the driver's connection
+    (`plain_sql`): on PostgreSQL one round trip each (reads in autocommit, a move's write as one
+    combined statement); the rest go through SQLAlchemy (`reader` for reads, `engine` for writes).
     """
 
     def __init__(self, url: str, *, threads: int | None = None) -> None:
@@ -368,7 +377,7 @@ class Storage:
         events = [{"dialogue_id": i.dialogue_id, "seq": i.first_seq + n, "data": data} for i in items for n, data in enumerate(i.events)]
         moves = [{"dialogue_id": i.dialogue_id, "move_id": i.move_id, "seq": i.first_seq} for i in items if i.move_id is not None]
         try:
-            if self._combined is not None and (events or moves):
+            if self._combined is not None and 0 < len(events) + len(moves) <= COMBINED_ROWS:
                 self._combined_writer.run([self._combined.statement([events, moves])])
             else:
                 self._writer.run([(self._insert_events, events), (self._insert_moves, moves)])
@@ -479,7 +488,7 @@ class Storage:
     def seats_of_participant(self, participant_id: str, study_id: str | None = None) -> list[tuple[Seat, DialogueInfo]]:
         """Every seat a participant has taken (to resume a live dialogue, or to keep raters apart)."""
         seat_width = len(_SEAT_COLUMNS)
-        if study_id is not None:  # every arrival at a lobby asks this
+        if study_id is not None and participant_id is not None:  # every arrival at a lobby asks this
             rows: Sequence[Any] = self._reads.read(self._queries["seats_in_study"], {"participant": participant_id, "study": study_id})
         else:
             query = select(*_SEAT_COLUMNS, *_INFO_COLUMNS).join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id).where(SeatRow.participant_id == participant_id)
