@@ -33,10 +33,10 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load.servers import Postgres, ServerUnavailable, postgres_server  # noqa: E402
 
-from sqlalchemy import insert, select  # noqa: E402
+from sqlalchemy import insert  # noqa: E402
 
 from duologue.core.schema import Dialogue, Message, Party  # noqa: E402
-from duologue.web.storage import _INFO_OF, _MOVE_SEEN, EventRow, MoveRow, SeatRow, Storage  # noqa: E402
+from duologue.web.storage import _INFO_OF, _MOVE_SEEN, _SEAT_OF_TOKEN, EventRow, MoveRow, Storage  # noqa: E402
 
 MEASURES = ("wall", "client", "server")
 
@@ -57,7 +57,6 @@ def ways(storage: Storage, token: str) -> dict[str, tuple[Callable[[int], Any], 
     """Each call: (before, now), each taking a number that keeps its event numbers and move ids fresh."""
     event = Message(party="a", text="a move of a typical length, about as long as people write").model_dump_json()
     events, moves = insert(EventRow), insert(MoveRow)
-    seat = select(SeatRow.dialogue_id, SeatRow.party, SeatRow.kind, SeatRow.participant_id, SeatRow.agent, SeatRow.token, SeatRow.completion_code, SeatRow.questionnaire_done).where(SeatRow.token == token)
 
     def write_before(n: int) -> None:
         with storage.engine.begin() as connection:
@@ -77,7 +76,7 @@ def ways(storage: Storage, token: str) -> dict[str, tuple[Callable[[int], Any], 
     return {
         "a move's write": (write_before, write_now),
         "a dialogue's bookkeeping": (read_before(_INFO_OF, {"id": "bench"}), lambda _: storage.info("bench")),
-        "a seat by token": (read_before(seat, {}), lambda _: storage.seat_by_token(token)),
+        "a seat by token": (read_before(_SEAT_OF_TOKEN, {"token": token}), lambda _: storage.seat_by_token(token)),
         "a move id seen?": (read_before(_MOVE_SEEN, {"dialogue_id": "bench", "move_id": "n0"}), lambda _: storage.move_seen("bench", "n0")),
     }
 

@@ -78,16 +78,17 @@ class PlainWriter:
     def run(self, steps: Sequence[tuple[PlainStatement, list[dict[str, Any]]]]) -> None:
         """Each statement with its rows (skipped when it has none), all committed together, or
         none of them: any error rolls the transaction back and is raised as SQLAlchemy's own."""
-        sql = "; ".join(statement.sql for statement, rows in steps if rows)
+        running = [""]  # the statement under way, for the error
 
         def write(cursor: Any) -> None:
             for statement, rows in steps:
+                running[0] = statement.sql
                 if len(rows) == 1:
                     cursor.execute(statement.sql, statement.parameters(rows[0]))
                 elif rows:
                     cursor.executemany(statement.sql, [statement.parameters(row) for row in rows])
 
-        self._on_connection(sql, write, commit=True)
+        self._on_connection(lambda: running[0], write, commit=True)
 
     def read(self, query: PlainQuery, parameters: dict[str, Any]) -> list[tuple[Any, ...]]:
         """The rows of one read (in autocommit when this writer runs so: one round trip)."""
@@ -97,12 +98,12 @@ class PlainWriter:
             cursor.execute(query.statement.sql, query.statement.parameters(parameters))
             fetched.extend(cursor.fetchall())
 
-        self._on_connection(query.statement.sql, fetch, commit=False)
+        self._on_connection(lambda: query.statement.sql, fetch, commit=False)
         return query.rows(fetched)
 
-    def _on_connection(self, sql: str, work: Callable[[Any], None], *, commit: bool) -> None:
+    def _on_connection(self, sql: Callable[[], str], work: Callable[[Any], None], *, commit: bool) -> None:
         """`work(cursor)` on a pooled driver connection (then committed, if `commit`). Errors are
-        raised as SQLAlchemy's own (`sql` names the statements); when the database dropped the
+        raised as SQLAlchemy's own (`sql()` names the statement that failed); when the database dropped the
         connection, the pool is emptied, so the next call connects afresh."""
         try:
             connection = self.engine.raw_connection()
@@ -128,7 +129,7 @@ class PlainWriter:
             if dropped:  # the server went away: every pooled connection is dead too, as SQLAlchemy assumes
                 connection.invalidate()
                 self.engine.dispose()
-            raise self._wrapped(sql, error) from error
+            raise self._wrapped(sql(), error) from error
         finally:
             if self.autocommit and connection.is_valid:
                 try:

@@ -291,8 +291,9 @@ class Storage:
         self._writer = PlainWriter(self.engine)
         self._insert_events = PlainStatement(self.engine, insert(EventRow), ("dialogue_id", "seq", "data"))
         self._insert_moves = PlainStatement(self.engine, insert(MoveRow), ("dialogue_id", "move_id", "seq"))
-        # The reads every arrival, page and move make, on the driver's connection (`plain_sql`).
-        self._reads = PlainWriter(self.engine, autocommit=not url.startswith("sqlite"))
+        # Calls of one statement each on the driver's connection (`plain_sql`), in autocommit on a
+        # database server: the reads every arrival, page and move make, and there a move's write.
+        self._plain = PlainWriter(self.engine, autocommit=not url.startswith("sqlite"))
         queries: dict[str, Any] = {
             "info": _INFO_OF, "move_seen": _MOVE_SEEN, "seat": _SEAT_OF_TOKEN, "seats_in_study": _SEATS_IN_STUDY, "session": _SESSION_OF,
             "totals": counters.TOTALS, "pairs": counters.PAIRS, "events": _EVENTS_SINCE,
@@ -303,7 +304,6 @@ class Storage:
         """PostgreSQL: a move's events and id in one statement, run in autocommit (`plain_sql`)."""
         if self.engine.dialect.name == "postgresql":
             self._combined = CombinedInsert(self.engine, [(cast(Table, EventRow.__table__), ("dialogue_id", "seq", "data")), (cast(Table, MoveRow.__table__), ("dialogue_id", "move_id", "seq"))])
-            self._combined_writer = PlainWriter(self.engine, autocommit=True)
 
     def _guard_event_numbers(self) -> None:
         """Give a database made before events were unique per (dialogue, seq) that guard too.
@@ -378,7 +378,7 @@ class Storage:
         moves = [{"dialogue_id": i.dialogue_id, "move_id": i.move_id, "seq": i.first_seq} for i in items if i.move_id is not None]
         try:
             if self._combined is not None and 0 < len(events) + len(moves) <= COMBINED_ROWS:
-                self._combined_writer.run([self._combined.statement([events, moves])])
+                self._plain.run([self._combined.statement([events, moves])])
             else:
                 self._writer.run([(self._insert_events, events), (self._insert_moves, moves)])
             return [None] * len(items)
@@ -392,12 +392,12 @@ class Storage:
 
     def events(self, dialogue_id: str, since: int = 0) -> list[Event]:
         """A dialogue's stored events from number `since` on, in order."""
-        rows = self._reads.read(self._queries["events"], {"dialogue_id": dialogue_id, "since": since})
+        rows = self._plain.read(self._queries["events"], {"dialogue_id": dialogue_id, "since": since})
         return [_EVENT.validate_json(data) for (data,) in rows]
 
     def move_seen(self, dialogue_id: str, move_id: str) -> bool:
         """Whether a move with this id was already applied in this dialogue."""
-        return bool(self._reads.read(self._queries["move_seen"], {"dialogue_id": dialogue_id, "move_id": move_id}))
+        return bool(self._plain.read(self._queries["move_seen"], {"dialogue_id": dialogue_id, "move_id": move_id}))
 
     def finish_dialogue(self, dialogue: Dialogue, end_reason: str | None, set_aside: str | None = None) -> None:
         """Mark finished and store the final parties, outcome and meta (events are already stored);
@@ -420,17 +420,17 @@ class Storage:
         return {dialogue_id: reason for dialogue_id, reason in rows}
 
     def info(self, dialogue_id: str) -> DialogueInfo | None:
-        rows = self._reads.read(self._queries["info"], {"id": dialogue_id})
+        rows = self._plain.read(self._queries["info"], {"id": dialogue_id})
         return DialogueInfo(*rows[0]) if rows else None
 
     def dialogue(self, dialogue_id: str) -> Dialogue | None:
         """The whole dialogue in the one schema: events in order, all ratings attached."""
-        found = self._reads.read(self._queries["dialogue"], {"id": dialogue_id})
+        found = self._plain.read(self._queries["dialogue"], {"id": dialogue_id})
         if not found:
             return None
         data = json.loads(found[0][0])
-        events = self._reads.read(self._queries["all_events"], {"dialogue_id": dialogue_id})
-        ratings = self._reads.read(self._queries["ratings_of"], {"dialogue_id": dialogue_id})
+        events = self._plain.read(self._queries["all_events"], {"dialogue_id": dialogue_id})
+        ratings = self._plain.read(self._queries["ratings_of"], {"dialogue_id": dialogue_id})
         data["events"] = [json.loads(e) for (e,) in events]
         data["ratings"] = [*data.get("ratings", []), *(json.loads(r) for (r,) in ratings)]
         return Dialogue.model_validate(data)
@@ -455,14 +455,14 @@ class Storage:
         """Dialogues of a study per `pairing` or `scenario_key` (for quotas; set-aside ones left out),
         read from the quota counters (`duologue.web.counters`): a row per key, however many are stored."""
         if column == "pairing":
-            return counters.totals_of(self._reads.read(self._queries["totals"], {"study": study_id}))
+            return counters.totals_of(self._plain.read(self._queries["totals"], {"study": study_id}))
         if column == "scenario_key":
             return counters.per_scenario_of(self.count_pairs(study_id))
         raise ValueError(f"quotas count by pairing or scenario_key, not {column!r}")
 
     def count_pairs(self, study_id: str) -> dict[tuple[str, str], int]:
         """Dialogues of a study per (scenario_key, pairing), set-aside ones left out (from the counters)."""
-        return counters.pairs_of(self._reads.read(self._queries["pairs"], {"study": study_id}))
+        return counters.pairs_of(self._plain.read(self._queries["pairs"], {"study": study_id}))
 
     def counter_differences(self, study_id: str) -> dict[str, dict[Any, tuple[int, int]]]:
         """Where a study's quota counters disagree with a count over its dialogues (empty: they agree)."""
@@ -478,7 +478,7 @@ class Storage:
     # ------------------------------------------------------------------ seats
 
     def seat_by_token(self, token: str) -> Seat | None:
-        rows = self._reads.read(self._queries["seat"], {"token": token})
+        rows = self._plain.read(self._queries["seat"], {"token": token})
         return Seat(*rows[0]) if rows else None
 
     def seats(self, dialogue_id: str) -> list[Seat]:
@@ -489,7 +489,7 @@ class Storage:
         """Every seat a participant has taken (to resume a live dialogue, or to keep raters apart)."""
         seat_width = len(_SEAT_COLUMNS)
         if study_id is not None and participant_id is not None:  # every arrival at a lobby asks this
-            rows: Sequence[Any] = self._reads.read(self._queries["seats_in_study"], {"participant": participant_id, "study": study_id})
+            rows: Sequence[Any] = self._plain.read(self._queries["seats_in_study"], {"participant": participant_id, "study": study_id})
         else:
             query = select(*_SEAT_COLUMNS, *_INFO_COLUMNS).join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id).where(SeatRow.participant_id == participant_id)
             with self.reader.connect() as connection:
@@ -587,7 +587,7 @@ class Storage:
             return self.session_of(participant_id) or session
 
     def session_of(self, participant_id: str) -> str | None:
-        rows = self._reads.read(self._queries["session"], {"participant": participant_id})
+        rows = self._plain.read(self._queries["session"], {"participant": participant_id})
         return rows[0][0] if rows else None
 
     def unbind_session(self, participant_id: str, session: str) -> None:
