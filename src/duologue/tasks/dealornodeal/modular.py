@@ -36,13 +36,11 @@ from typing import Any, Sequence
 
 from duologue.agents.modular import ActPolicy, Candidate, Knowledge, ModularAgent, OptionChoices, UtteranceIndex, corpus_dialogues, fill
 from duologue.core import actions
-from duologue.core.schema import Message
 from duologue.core.task import Observation, Task
 from duologue.tasks.dealornodeal.agents import DealRuleAgent, describe
-from duologue.tasks.dealornodeal.modular_acts import CHAT_ACTS, GREET_WORDS, PRIOR, ActReader, act_sequence, message_act, policy_context
+from duologue.tasks.dealornodeal.modular_acts import CHAT_ACTS, GREET_WORDS, PRIOR, ActReader, act_sequence, event_act, message_act, policy_context
 from duologue.tasks.dealornodeal.modular_words import SLOTS, SPLIT_ACTS, TEMPLATES, build_index, render_split, zero_slots
 from duologue.tasks.dealornodeal.rules import all_shares, complement, value
-from duologue.tasks.dealornodeal.task import ChooseEvent
 from duologue.tasks.dealornodeal.understanding import ACCEPT_WORDS, WORD, read
 
 OPTIONS: dict[str, tuple[str, ...]] = {"propose": ("plan", "greedy", "even"), "answer": ("accept", "reject")}
@@ -92,13 +90,8 @@ class DealModularAgent(OptionChoices, ModularAgent):
     def _parse(self, observation: Observation) -> None:
         if self.reader is None:
             self.reader = ActReader(self.planner.pool)
-        for event in observation.transcript[len(self.acts_seen) :]:
-            if isinstance(event, Message) and event.party is not None:
-                self.acts_seen.append(self.reader.message(event.party, event.text))
-            elif isinstance(event, ChooseEvent):
-                self.acts_seen.append("select")
-            else:
-                self.acts_seen.append(None)
+        reader = self.reader
+        self.acts_seen.extend(event_act(reader, event) for event in observation.transcript[len(self.acts_seen) :])
 
     def context(self, observation: Observation) -> tuple[str, str, str]:
         partner_act, my_act = self.last_acts(observation.transcript, self.acts_seen)

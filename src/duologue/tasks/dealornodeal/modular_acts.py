@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from duologue.agents.modular_policy import START
-from duologue.core.schema import Dialogue, Message
+from duologue.core.schema import Dialogue, Event, Message
 from duologue.tasks.dealornodeal.task import ChooseEvent
 from duologue.tasks.dealornodeal.understanding import WORD, read
 
@@ -108,19 +108,17 @@ def policy_context(partner_act: str, my_act: str, events_so_far: int) -> tuple[s
     return (partner_act, my_act, stage(events_so_far))
 
 
+def event_act(reader: ActReader, event: Event) -> str | None:
+    """The coarse act of one event, read in order by `reader` (None for a system note)."""
+    if isinstance(event, Message) and event.party is not None:
+        return reader.message(event.party, event.text)
+    return "select" if isinstance(event, ChooseEvent) else None
+
+
 def dialogue_acts(dialogue: Dialogue) -> list[str | None]:
     """The coarse act of every event of a dialogue (None for a system note)."""
-    pool = {item: int(n) for item, n in dialogue.scenario.public["pool"].items()}
-    reader = ActReader(pool)
-    out: list[str | None] = []
-    for event in dialogue.events:
-        if isinstance(event, Message) and event.party is not None:
-            out.append(reader.message(event.party, event.text))
-        elif isinstance(event, ChooseEvent):
-            out.append("select")
-        else:
-            out.append(None)
-    return out
+    reader = ActReader({item: int(n) for item, n in dialogue.scenario.public["pool"].items()})
+    return [event_act(reader, event) for event in dialogue.events]
 
 
 def act_sequence(dialogue: Dialogue) -> list[tuple[tuple[str, str, str], str]]:
