@@ -9,6 +9,7 @@ from duologue.agents.modular import Candidate, fit_share
 from duologue.core.episode import play_episode
 from duologue.core.schema import AcceptDeal, Message, SubmitDeal
 from duologue.tasks import make
+from games import play_games
 from duologue.tasks.casino.modular import (
     PRIOR,
     CasinoModularAgent,
@@ -29,12 +30,7 @@ pytestmark = pytest.mark.usefixtures("fresh_modular_cache")
 
 
 def play(specs, episodes, *, seed=0):
-    out = []
-    for n in range(episodes):
-        task = make("casino-v0")
-        agents = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, specs, strict=True)}
-        out.append((play_episode(task, agents, seed=seed + n), agents))
-    return out
+    return play_games(lambda: make("casino-v0"), specs, episodes, seed=seed)
 
 
 def check_game(dialogue, party, agent):

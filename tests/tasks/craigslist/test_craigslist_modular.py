@@ -7,9 +7,10 @@ import pytest
 from duologue.agents import make_agent
 from duologue.agents.modular import fit_share
 from duologue.core import actions
-from duologue.core.episode import agent_rng, play_episode
+from duologue.core.episode import agent_rng
 from duologue.core.schema import Accept, Message, Offer
 from duologue.tasks import make
+from games import play_games
 from duologue.tasks.craigslist.acts import dialogue_acts
 from duologue.tasks.craigslist.listings import listings
 from duologue.tasks.craigslist.modular import (
@@ -37,12 +38,7 @@ def limit_of(view, listed):
 
 def play(specs, episodes, *, seed=0, **options):
     """Play `episodes` games; returns (dialogue, agents) pairs."""
-    out = []
-    for n in range(episodes):
-        task = CraigslistTask(**options)
-        agents = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, specs, strict=True)}
-        out.append((play_episode(task, agents, seed=seed + n), agents))
-    return out
+    return play_games(lambda: CraigslistTask(**options), specs, episodes, seed=seed)
 
 
 def check_limits(dialogue, party):

@@ -11,6 +11,7 @@ from duologue.agents import make_agent
 from duologue.agents.modular import fit_share
 from duologue.core.episode import play_episode
 from duologue.tasks import make
+from games import play_games
 from duologue.tasks.dealornodeal.modular import OPTIONS, DealModularAgent
 from duologue.tasks.dealornodeal.modular_acts import PRIOR, act_sequence, message_act
 from duologue.tasks.dealornodeal.modular_words import detokenize, render, split_template
@@ -26,12 +27,7 @@ pytestmark = pytest.mark.usefixtures("fresh_modular_cache")
 
 
 def play(specs, episodes, *, seed=0):
-    out = []
-    for n in range(episodes):
-        task = make("dealornodeal-v0")
-        agents = {party: make_agent(spec, task) for party, spec in zip(task.party_ids, specs, strict=True)}
-        out.append((play_episode(task, agents, seed=seed + n), agents))
-    return out
+    return play_games(lambda: make("dealornodeal-v0"), specs, episodes, seed=seed)
 
 
 def check_games(games):
