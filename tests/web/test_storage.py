@@ -134,6 +134,8 @@ def test_the_plain_reads_give_python_values_as_the_orm_does(tmp_path):
     [(seat, info)] = storage.seats_of_participant("p-a", "s")
     assert seat == plain and info == storage.info("d-plain") and info.status == "live" and isinstance(info.created_at, float)
     assert storage.seats_of_participant("p-a", "another study") == [] and storage.seat_by_token("no such token") is None
+    # a seat without a participant (the bot's) is read the ORM's way, still within the study asked for
+    assert [seat.party for seat, _ in storage.seats_of_participant(None, "s")] == ["b"] and storage.seats_of_participant(None, "another study") == []
     assert storage.info("no such dialogue") is None and storage.session_of("p-a") is None
     assert storage.bind_session("p-a", "s1") == "s1" and storage.session_of("p-a") == "s1"
     storage.close()

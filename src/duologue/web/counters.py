@@ -128,10 +128,6 @@ def pairs_of(rows: Iterable[Any]) -> dict[tuple[str, str], int]:
     return {(scenario, pairing): n for scenario, pairing, n in rows}
 
 
-def per_scenario(session: Executor, study_id: str) -> dict[str, int]:
-    return per_scenario_of(pairs(session, study_id))
-
-
 def per_scenario_of(counted: dict[tuple[str, str], int]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for (scenario, _), n in counted.items():

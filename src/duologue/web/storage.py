@@ -221,12 +221,8 @@ _INSERT_SEATS = insert(SeatRow)
 _MOVE_SEEN = select(MoveRow.seq).where(MoveRow.dialogue_id == bindparam("dialogue_id"), MoveRow.move_id == bindparam("move_id"))
 _INFO_OF = select(*_INFO_COLUMNS).where(DialogueRow.id == bindparam("id"))
 _SEAT_OF_TOKEN = select(*_SEAT_COLUMNS).where(SeatRow.token == bindparam("token"))
-_SEATS_IN_STUDY = (
-    select(*_SEAT_COLUMNS, *_INFO_COLUMNS)
-    .join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id)
-    .where(SeatRow.participant_id == bindparam("participant"), DialogueRow.study_id == bindparam("study"))
-    .order_by(DialogueRow.created_at)
-)
+_SEATS_WITH_INFO = select(*_SEAT_COLUMNS, *_INFO_COLUMNS).join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id).order_by(DialogueRow.created_at)
+_SEATS_IN_STUDY = _SEATS_WITH_INFO.where(SeatRow.participant_id == bindparam("participant"), DialogueRow.study_id == bindparam("study"))
 _SESSION_OF = select(IdentityRow.session).where(IdentityRow.participant_id == bindparam("participant"))
 _DIALOGUE_DATA = select(DialogueRow.data).where(DialogueRow.id == bindparam("id"))
 _ALL_EVENTS = select(EventRow.data).where(EventRow.dialogue_id == bindparam("dialogue_id")).order_by(EventRow.seq, EventRow.id)
@@ -491,9 +487,11 @@ class Storage:
         if study_id is not None and participant_id is not None:  # every arrival at a lobby asks this
             rows: Sequence[Any] = self._plain.read(self._queries["seats_in_study"], {"participant": participant_id, "study": study_id})
         else:
-            query = select(*_SEAT_COLUMNS, *_INFO_COLUMNS).join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id).where(SeatRow.participant_id == participant_id)
+            query = _SEATS_WITH_INFO.where(SeatRow.participant_id == participant_id)
+            if study_id is not None:
+                query = query.where(DialogueRow.study_id == study_id)
             with self.reader.connect() as connection:
-                rows = connection.execute(query.order_by(DialogueRow.created_at)).all()
+                rows = connection.execute(query).all()
         return [(Seat(*row[:seat_width]), DialogueInfo(*row[seat_width:])) for row in rows]
 
     def complete_questionnaire(self, token: str, ratings: list[Rating], completion_code: str) -> Seat:
