@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from duologue.tasks.dealornodeal.agents import describe
 from duologue.tasks.dealornodeal.rules import all_shares
@@ -40,3 +42,23 @@ def test_what_the_rule_agent_says_reads_back_exactly():
             if not any(share.values()):
                 continue
             assert read(f"i'll take {describe(share, pool)}, you can have the rest.", pool).speaker_gets == share
+
+
+# ---------------------------------------------------------------------- properties (hypothesis)
+
+_PIECES = ["i", "i'll", "you", "u", "me", "my", "your", "take", "keep", "have", "give", "need", "want", "don't", "not", "no",
+           "book", "books", "hat", "hats", "ball", "balls", "basketball", "the", "a", "one", "two", "three", "four", "all", "both",
+           "0", "1", "2", "3", "9", "10", "the rest", "everything else", "everything", "rest", "deal", "ok", "no deal", ",", ".", "?"]
+_TALK = st.lists(st.sampled_from(_PIECES) | st.text(max_size=6), max_size=20).map(" ".join)
+_POOLS = st.fixed_dictionaries({"book": st.integers(0, 4), "hat": st.integers(0, 4), "ball": st.integers(0, 4)})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_TALK | st.text(max_size=120), pool=_POOLS)
+@example(text="give me " + "9" * 5000 + " books", pool=POOL)
+def test_any_text_reads_as_a_share_of_the_pool_or_nothing(text, pool):
+    reading = read(text, pool)
+    assert not (reading.accepts and reading.rejects)
+    if reading.speaker_gets is not None:
+        assert set(reading.speaker_gets) == set(pool)
+        assert all(0 <= reading.speaker_gets[item] <= pool[item] for item in pool), (reading.speaker_gets, pool)

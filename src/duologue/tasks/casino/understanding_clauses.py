@@ -108,7 +108,13 @@ def _vague_sentence(tokens: list[str], start: int) -> bool:
 def elided(tokens: list[str]) -> bool:
     """Whether a message names no item, so that a count in it may stand for the item under discussion
     ("How about you take 2 and I have 1?"), and counts no totals ("you get 7 items and I get 2")."""
-    return not any(issue_of_word(w) or w in {"items", "points", "total"} or (w.isdigit() and int(w) > 3) for w in tokens)
+    return not any(issue_of_word(w) or w in {"items", "points", "total"} or _above_three(w) for w in tokens)
+
+
+def _above_three(word: str) -> bool:
+    """Whether a word is a number written in digits past any share; "٣" is a digit too, "²" is not,
+    and a number thousands of digits long needs no conversion to be large."""
+    return word.isdecimal() and (len(word.lstrip("0")) > 1 or int(word) > 3)
 
 
 _FRAGMENT_WORDS = {"all", "of", "the", "no", "none", "any", "every", "each"}

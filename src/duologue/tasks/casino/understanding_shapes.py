@@ -63,7 +63,9 @@ def helps_ask(tokens: list[str], start: int, first_item: int, end: int) -> bool:
     do for the speaker: "I am easily dehydrated so 1 extra water would help"."""
     if any(w in _SUBJECT_YOU for w in tokens[start:end]):
         return False
-    last = max(k for k in range(first_item, end) if issue_of_word(tokens[k]))
+    last = max((k for k in range(first_item, end) if issue_of_word(tokens[k])), default=None)
+    if last is None:
+        return False  # the item is the one under discussion, borrowed from the dialogue: "I cannot do 2 package"
     if tuple(tokens[last + 1 : end]) not in _HELPS:
         return False
     c = first_item - 1

@@ -89,7 +89,7 @@ def _count(words: list[str], k: int, word: str, available: int) -> int:
             break
         before = words[k - back]
         if before.isdigit():
-            return min(int(before), available)
+            return available if len(before) > 3 else min(int(before), available)  # past any pool, however many digits
         if before in NUMBERS:
             return min(NUMBERS[before], available)
         if before in ALL_WORDS:
