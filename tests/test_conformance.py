@@ -9,6 +9,7 @@ from duologue.core import moves
 from duologue.tasks import TASKS, register, task_ids
 from duologue.tasks.casino.task import CasinoTask
 from duologue.tasks.craigslist.task import CraigslistTask
+from duologue.tasks.dealornodeal.task import Choose, DealOrNoDealTask
 from duologue.testing import ConformanceError, check_task
 from toy_task import CoinSplit
 
@@ -60,6 +61,15 @@ class NoSpec(CoinSplit):
     spec = None  # type: ignore[assignment]
 
 
+class WrongClosingMove(DealOrNoDealTask):
+    """Answers the other party's private choice with the same choice, which closes no deal."""
+
+    spec = DealOrNoDealTask.spec.model_copy(update={"id": "wrong-closing-v0"})
+
+    def closing_moves(self, party):
+        return [Choose(mine=dict(c.mine), theirs=dict(c.theirs)) for p, c in self.chosen.items() if p != party and party not in self.chosen]
+
+
 @pytest.fixture
 def registered():
     added: list[str] = []
@@ -86,6 +96,11 @@ def test_checker_catches_a_leak_of_one_digit_of_a_private_number(registered):
 def test_checker_catches_an_action_schema_that_admits_illegal_moves(registered):
     with pytest.raises(ConformanceError, match="refuses a move its own action schema admits"):
         check_task(registered(LooseSchema), episodes=2)
+
+
+def test_checker_catches_a_closing_move_that_closes_no_deal(registered):
+    with pytest.raises(ConformanceError, match="not a legal move that closes a deal"):
+        check_task(registered(WrongClosingMove), episodes=4)
 
 
 def test_a_task_without_a_spec_is_the_checker_s_own_error(registered):

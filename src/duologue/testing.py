@@ -6,7 +6,8 @@ differentially: swap the partner's private view for another and nothing a party 
 observation or its action schema, may change); random legal play always ends; every move sampled
 from `action_schema` is valid JSON Schema-wise, reads through `parse_action`, the terminal parser
 and the platform's move reader, and is accepted by the task; the outcome agrees with the events;
-illegal moves are refused and counted; every transcript survives the task's corpus writer.
+illegal moves are refused and counted; every transcript survives the task's corpus writer; each
+of `closing_moves` is a legal move that the task judges an agreement.
 Problems are reported as `ConformanceError` lines, never as a raw trace of the task's code.
 """
 
@@ -116,6 +117,9 @@ def _check_privacy_while_playing(task: Task, seed: int) -> list[str]:
         mover = task.to_move
         if task.done or mover is None:
             break
+        unfit = _unfit_closing_move(task, mover)
+        if unfit:
+            return [unfit]
         try:
             task.step(task.sample_action(mover, rng), mover)
         except IllegalAction as error:
@@ -125,6 +129,16 @@ def _check_privacy_while_playing(task: Task, seed: int) -> list[str]:
     if task.turn > task.max_turns:
         failures.append(f"played {task.turn} moves, more than max_turns={task.max_turns}")
     return failures
+
+
+def _unfit_closing_move(task: Task, party: str) -> str | None:
+    """Each of `Task.closing_moves` must be a legal move now that the task judges an agreement."""
+    for move in task.closing_moves(party):
+        dump = move.model_dump(mode="json")
+        events = [*task.events, move.to_event(party, float(task.turn))]
+        if moves.validate(task.action_schema(party), dump) is not None or not task.judge(task.to_dialogue(with_outcome=False).model_copy(update={"events": events})).agreed:
+            return f"closing_moves({party!r}) gave {dump}, which is not a legal move that closes a deal"
+    return None
 
 
 def _leaves(value: Any) -> Iterator[Any]:

@@ -14,6 +14,7 @@ from duologue.core.episode import play_episode
 from duologue.core.schema import Message, SubmitDeal
 from duologue.data.io import read_corpus
 from duologue.tasks import corpus_format, make
+from duologue.tasks.dealornodeal.task import Choose
 
 runner = CliRunner()
 
@@ -167,3 +168,35 @@ def test_replay_on_the_real_validation_split(corpus_path):
     task = make("casino-v0")
     assert report.human_agreement == sum(bool(task.judge(s).agreed) for s in sources) / len(sources)
     assert 0.0 <= report.stuck <= 1.0 and report.counts["pareto"] == sum(r.agreement for r in rows)
+
+
+class Chooser(Agent):
+    """Says one line, then privately chooses a fixed share for itself (Deal or No Deal)."""
+
+    name = "chooser"
+
+    def __init__(self, mine: dict[str, int]):
+        self.mine = mine
+
+    def act(self, observation):
+        if not observation.transcript:
+            return actions.Say(text="Here is what I will take.")
+        pool = observation.public["pool"]
+        return Choose(mine=dict(self.mine), theirs={item: pool[item] - self.mine[item] for item in pool})
+
+
+def test_a_private_choice_is_answered_with_its_complement_when_it_gives_the_person_their_real_score(fixtures):
+    """A proposal made in private (a Deal or No Deal choice) is answered through `Task.closing_moves`:
+    the script takes the complement when it scores the person at least what they really got, though
+    the person really chose otherwise, and goes on to its own real choice when it does not."""
+    source = next(d for d in corpus(fixtures, "dealornodeal", "dealornodeal_sample.txt") if d.outcome.agreed)
+    task = make("dealornodeal-v0", first=source.events[0].party)
+    seat = source.events[0].party
+    person = task.other(seat)
+    pool = {item: int(n) for item, n in source.scenario.public["pool"].items()}
+    generous = play_episode(task, {seat: Chooser(dict.fromkeys(pool, 0)), person: PersonScript(source, person)}, seed=1, scenario=source)
+    assert generous.outcome.agreed and generous.outcome.scores[person] == 10 > task.judge(source).scores[person]
+    greedy = play_episode(task, {seat: Chooser(pool), person: PersonScript(source, person)}, seed=1, scenario=source)
+    assert not greedy.outcome.agreed
+    real = [dict(e.mine) for e in source.events if e.kind == "choose" and e.party == person]
+    assert [dict(e.mine) for e in greedy.events if e.kind == "choose" and e.party == person] == real

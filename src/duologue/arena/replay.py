@@ -15,7 +15,10 @@ The script's rules (`PersonScript`), the same for every task:
 3. The person's answers are not replayed: when a proposal of the agent is pending, the script
    accepts it if accepting gives the person at least the score they really got in the corpus
    (the accept is appended to a copy of the dialogue so far and scored with `Task.judge`; the real
-   score is `Task.judge` of the corpus dialogue), and rejects it otherwise.
+   score is `Task.judge` of the corpus dialogue), and rejects it otherwise. An accept is a legal
+   move with no fields that the task judges an agreement, or one of `Task.closing_moves` (where a
+   proposal is made in private, as a secret final choice, the choice that complements it); where
+   the task has no reject, the script goes on with its own moves (its real choice).
 4. When the script runs out, it says a neutral line (`NEUTRAL_LINES`, at most `NEUTRAL_TURNS`
    times); then it leaves (quit / walk away) if the task allows, else it keeps to neutral lines
    until the task's turn limit ends the episode.
@@ -102,18 +105,17 @@ class PersonScript(Agent):
     # ------------------------------------------------------------------ answers
 
     def _outcome_if(self, observation: Observation, move: actions.Action):
-        """The outcome of the dialogue so far with `move` appended, judged by the task."""
-        events = [*observation.transcript, move.to_event(self.party, float(observation.turn))]
+        """The outcome of the dialogue so far with `move` appended, judged by the task on the whole
+        transcript (the observation hides what the other side chose in private)."""
+        events = [*self.task.events, move.to_event(self.party, float(observation.turn))]
         trial = self.source.model_copy(update={"events": events, "outcome": None})
         return self.task.judge(trial)
 
     def _answer(self, observation: Observation) -> actions.Action | None:
         """Accept or reject a pending proposal, when one is pending (some fieldless kind would agree)."""
         accept = None
-        for kind in observation.legal:
-            if kind in LEAVE_KINDS or not _fieldless(self.task, self.party, kind):
-                continue
-            move = actions.BY_KIND[kind](kind=kind)
+        fieldless = [actions.BY_KIND[k](kind=k) for k in observation.legal if k not in LEAVE_KINDS and _fieldless(self.task, self.party, k)]
+        for move in [*fieldless, *self.task.closing_moves(self.party)]:
             outcome = self._outcome_if(observation, move)
             if outcome.agreed:
                 accept = (move, outcome.scores.get(self.party))

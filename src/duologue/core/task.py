@@ -169,6 +169,15 @@ class Task(ABC):
         legal = self.legal_actions(party) if self.turn_taking == "alternate" else ([] if self.done else self._legal_kinds(party))
         return moves.action_schema(self.move_schema(party, kind) for kind in legal)
 
+    def closing_moves(self, party: str) -> list[actions.Action]:
+        """Moves with fields by which `party` would close a deal the other side has put forward but
+        its observation does not show (a choice made in private). None by default: a visible
+        proposal is closed by a move with no fields (an accept), found from the action schema.
+
+        For a helper that answers proposals without reading them (the replay's person script), never
+        for an agent: it may tell what the other side keeps private."""
+        return []
+
     def episode_metrics(self, dialogue: Dialogue) -> dict[str, float | None]:
         """Per-episode figures for reports (`agreement`, `utility_buyer`, ...); None where a figure
         does not apply to this episode (fairness when there was no deal)."""

@@ -239,6 +239,13 @@ class DealOrNoDealTask(Task):
         ]
         return observation.model_copy(update={"transcript": hidden})
 
+    def closing_moves(self, party: str) -> list[actions.Action]:
+        """Once the other party has chosen: the choice that complements theirs."""
+        made = self.chosen.get(self.other(party))
+        if party in self.chosen or made is None or made.mine is None or made.theirs is None:
+            return []
+        return [Choose(mine=dict(made.theirs), theirs=dict(made.mine))]
+
     # ------------------------------------------------------------------ judging
 
     def judge(self, dialogue: Dialogue) -> Outcome:
