@@ -7,10 +7,12 @@ For each agent spec, every dialogue of the corpus file is replayed with the agen
 opposite the real person's script (rules in `duologue.arena.replay`), and the run's figures are
 printed with 95% bootstrap intervals: agreement, the agent's mean score, the mean score of the
 people who really sat in its seat, their paired difference, the Pareto share of deals, walk-aways
-and stuck episodes, and the time per episode. The targets of issue 14 (agreement >= 0.90, agent's
-score >= the people's) are marked PASS/FAIL per agent. `llm:*` agents are slow on a CPU, so they
-replay only the first `--llm-limit` dialogues. The default file is CaSiNo's validation split under
-`$DUOLOGUE_DATA` (default `../shared/data`); the benchmark exits cleanly when it is absent.
+and stuck episodes, and the time per episode; then the people's own agreement and Pareto share on
+the same dialogues. On CaSiNo and CraigslistBargain the targets of issue 14 (agreement >= 0.90,
+agent's score >= the people's) are marked PASS/FAIL per agent. `llm:*` agents are slow on a CPU, so
+they replay only the first `--llm-limit` dialogues. The default file is the corpus's validation
+split under `$DUOLOGUE_DATA` (default `../shared/data`; `--corpus dealornodeal` reads `val.txt`);
+the benchmark exits cleanly when it is absent.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from duologue.arena.replay import run_replay, summarize, task_for
 from duologue.data.io import read_corpus
 from duologue.tasks import corpus_format
 
-DEFAULT_FILES = {"casino": "casino/split/casino_valid.json", "craigslist": "craigslist/validation.json"}
+TARGETED = ("casino", "craigslist")
+"""The corpora issue 14's targets are set on (agreement >= 0.90, the agent's score >= the people's)."""
+DEFAULT_FILES = {"casino": "casino/split/casino_valid.json", "craigslist": "craigslist/validation.json", "dealornodeal": "dealornodeal/val.txt"}
 
 
 def main() -> int:
@@ -52,12 +56,14 @@ def main() -> int:
     table = Table(title=f"{task_id}: agents against people's scripts ({path.name})", title_justify="left")
     for column in ("agent", "dialogues", "agreement", "agent score", "person score", "agent - person", "Pareto", "walk-away", "stuck", "s/episode", "target"):
         table.add_column(column, justify="left" if column == "agent" else "right")
+    people = None
     for spec in [s.strip() for s in args.agents.split(",") if s.strip()]:
         chosen = dialogues[: args.llm_limit] if spec.startswith("llm") else dialogues
         start = time.perf_counter()
         rows = [row for _, row in run_replay(chosen, corpus=args.corpus, agent=spec, seed=args.seed)]
         seconds = (time.perf_counter() - start) / max(len(rows), 1)
         report = summarize(rows, task_id=task_id, agent=spec, seed=args.seed)
+        people = report if people is None or report.dialogues > people.dialogues else people
 
         def cell(name: str, digits: int = 2, report: Any = report) -> str:
             value = getattr(report, name)
@@ -67,11 +73,14 @@ def main() -> int:
             return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
         passed = (report.agreement or 0) >= 0.90 and (report.score_difference or -1) >= 0
+        target = ("[green]PASS[/]" if passed else "[red]FAIL[/]") if args.corpus in TARGETED else "-"
         table.add_row(
             spec, str(report.dialogues), cell("agreement"), cell("agent_score"), cell("human_score"), cell("score_difference"),
-            cell("pareto"), cell("walk_away"), cell("stuck"), f"{seconds:.2f}", "[green]PASS[/]" if passed else "[red]FAIL[/]",
+            cell("pareto"), cell("walk_away"), cell("stuck"), f"{seconds:.2f}", target,
         )
     console.print(table)
+    if people is not None:
+        console.print(f"the people themselves on these {people.dialogues} dialogues: agreement {people.human_agreement:.2f}, Pareto share of their deals {people.human_pareto:.2f}")
     return 0
 
 

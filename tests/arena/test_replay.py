@@ -200,3 +200,12 @@ def test_a_private_choice_is_answered_with_its_complement_when_it_gives_the_pers
     assert not greedy.outcome.agreed
     real = [dict(e.mine) for e in source.events if e.kind == "choose" and e.party == person]
     assert [dict(e.mine) for e in greedy.events if e.kind == "choose" and e.party == person] == real
+
+
+def test_a_blank_corpus_message_is_dropped_not_a_crash(fixtures):
+    """Published data keeps a message with no text (a rule people broke); the script cannot say it, so it skips it."""
+    sources = corpus(fixtures, "dealornodeal", "dealornodeal_sample.txt")
+    blank = [s for s in sources if any(isinstance(e, Message) and not e.text.strip() for e in s.events)]
+    assert blank
+    rows = [row for _, row in run_replay(blank, corpus="dealornodeal", agent="rule")]
+    assert len(rows) == 2 * len(blank)

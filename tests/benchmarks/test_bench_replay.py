@@ -17,3 +17,12 @@ def test_a_tiny_run_reports_each_agent(monkeypatch, capsys, fixtures):
     out = capsys.readouterr().out
     assert "rule" in out and "random" in out and "casino-v0" in out
     assert out.count("PASS") + out.count("FAIL") == 2
+    assert "the people themselves on these 2 dialogues" in out
+
+
+def test_a_corpus_without_targets_is_reported_without_a_verdict(monkeypatch, capsys, fixtures):
+    path = fixtures / "dealornodeal" / "dealornodeal_sample.txt"
+    monkeypatch.setattr(sys, "argv", ["bench_replay.py", "--corpus", "dealornodeal", "--path", str(path), "--agents", "rule"])
+    assert bench.main() == 0
+    out = capsys.readouterr().out
+    assert "dealornodeal-v0" in out and "PASS" not in out and "FAIL" not in out

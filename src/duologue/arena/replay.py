@@ -143,8 +143,11 @@ class PersonScript(Agent):
             return answer
         while self.position < len(self.items):
             item = self.items[self.position]
-            move = actions.Say(text=item) if isinstance(item, str) else item
-            if not self._fits(move, observation):
+            try:
+                move = actions.Say(text=item) if isinstance(item, str) else item
+            except ValidationError:
+                move = None  # a corpus message no one could send (blank): dropped like a move that no longer applies
+            if move is None or not self._fits(move, observation):
                 self.position += 1
                 self.dropped += 1
                 continue
