@@ -81,3 +81,19 @@ def test_without_an_agreement_the_second_chooser_takes_its_own_last_proposal():
     task.step(Choose(mine=task.pool(), theirs={item: 0 for item in task.pool()}), B)
     choice = agent.act(task.observe(A))
     assert isinstance(choice, Choose) and choice.mine == agent.my_last
+
+
+def test_a_partner_who_holds_out_is_met_before_the_clock_runs_down():
+    """Refusals early in the chat already bring its ask down: people say all they will in a few lines."""
+    task = DealOrNoDealTask(first=A)
+    task.reset(seed=9)
+    agent = DealRuleAgent()
+    agent.reset(task, A, random.Random(1))
+    values, pool = task.scenario.private[A]["values"], task.pool()
+    asks = []
+    for _ in range(4):
+        said = agent.act(task.observe(A))
+        task.step(said, A)
+        asks.append(value(read(said.text, pool).speaker_gets, values))
+        task.step(actions.Say(text="no, i need all of it. you can have nothing"), B)
+    assert asks == sorted(asks, reverse=True) and asks[-1] < asks[0], asks

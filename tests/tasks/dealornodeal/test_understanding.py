@@ -23,6 +23,7 @@ POOL = {"book": 3, "hat": 2, "ball": 1}
         ("you take all balls and i keep everything", {"book": 3, "hat": 2, "ball": 0}),
         ("i can give you the hats", {"book": 3, "hat": 0, "ball": 1}),
         ("i don't need the ball", {"book": 3, "hat": 2, "ball": 0}),
+        ("no deal. i need the books", {"book": 3, "hat": 0, "ball": 0}),  # a negation ends with its sentence
         ("would you accept just the ball so i can have 1 book and the hats ?", {"book": 1, "hat": 2, "ball": 0}),
     ],
 )

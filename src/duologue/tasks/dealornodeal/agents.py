@@ -7,7 +7,12 @@ How it plays (reading only its `Observation`):
    for count as valuable to it; items it gives away, or that this side values at 0 (the paper's
    generator makes every item worth something to someone), as what it wants less.
 2. Proposes the split that gives the partner most (by that estimate) while keeping its own points
-   at its aspiration, which starts at 8 of 10 and comes down as chat runs out.
+   at its aspiration, which starts at 8 of 10 and comes down as chat runs out, and a point more each
+   time the partner holds out (refuses, or counters with a split of its own). Against people's own
+   words (`duologue replay dealornodeal val.txt`) the point was chosen on the even-numbered
+   dialogues of the validation split (0, 0.5, 1 and 1.5 tried) and checked on the odd ones:
+   agreement 0.67 -> 0.80 and the agent's score against the people's -0.22 -> +0.14 there; the
+   clock alone left it asking for 7 of 10 after most people had said all they would.
 3. Accepts a proposal worth at least its acceptance threshold (a point under the aspiration, down
    to 1 near the end) or at least what it would propose next, by saying `deal` and restating it.
 4. Chooses the agreed split once there is one. Without one, when it must choose, the first
@@ -37,6 +42,8 @@ PROPOSALS = (
 )
 ACCEPTS = ("deal! you get {theirs} and i get {mine}.", "ok, deal: i get {mine} and you get {theirs}.", "sounds good. deal: you get {theirs}, i get {mine}.")
 START_ASPIRATION, LOWEST_ASPIRATION = 8.0, 1.0
+HOLD_OUT_STEP = 1.0
+"""Points of aspiration given up each time the partner holds out (see the module docstring)."""
 
 
 def describe(share: dict[str, int], pool: dict[str, int]) -> str:
@@ -75,6 +82,8 @@ class DealRuleAgent(Agent):
         self.agreed: dict[str, int] | None = None
         self.partner_chose = False
         self.proposals = 0
+        self.held_out = 0
+        """How often the partner refused or countered."""
 
     # ------------------------------------------------------------------ reading
 
@@ -109,10 +118,12 @@ class DealRuleAgent(Agent):
                 self.agreed = None
                 self.their_last = mine
                 self.pending = mine
+                self.held_out += 1
         elif reading.accepts and self.my_last is not None and self.pending is None:
             self.agreed = self.my_last
         elif reading.rejects:
             self.agreed = None
+            self.held_out += 1
 
     # ------------------------------------------------------------------ deciding
 
@@ -123,7 +134,8 @@ class DealRuleAgent(Agent):
     def _aspiration(self, observation: Observation) -> float:
         chat = max(self.task.max_turns - CHOICES_AT_THE_END, 1)
         used = min(observation.turn / chat, 1.0)
-        return max(LOWEST_ASPIRATION, START_ASPIRATION - (START_ASPIRATION - LOWEST_ASPIRATION) * used**1.5)
+        clock = START_ASPIRATION - (START_ASPIRATION - LOWEST_ASPIRATION) * used**1.5
+        return max(LOWEST_ASPIRATION, clock - HOLD_OUT_STEP * self.held_out)
 
     def _proposal(self, aspiration: float) -> dict[str, int]:
         shares = [s for s in all_shares(self.pool) if any(complement(s, self.pool).values())]

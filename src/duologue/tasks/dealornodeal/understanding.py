@@ -16,7 +16,9 @@ from typing import Mapping
 
 from duologue.tasks.dealornodeal.rules import ITEMS
 
-WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[.!?;]")
+"""Words, and the marks that end a sentence (a negation does not reach past them)."""
+ENDS = frozenset(".!?;")
 SPEAKER_WORDS = frozenset({"i", "i'll", "i'd", "i'm", "im", "ill", "id", "me", "my", "mine", "myself"})
 LISTENER_WORDS = frozenset({"you", "you'll", "you'd", "your", "yours", "u", "ya", "yourself"})
 ITEM_WORDS = {"book": "book", "books": "book", "hat": "hat", "hats": "hat", "ball": "ball", "balls": "ball", "basketball": "ball", "basketballs": "ball"}
@@ -102,4 +104,5 @@ def _count(words: list[str], k: int, word: str, available: int) -> int:
 def _negated(words: list[str], k: int) -> bool:
     """`i don't need the balls`: the item goes to the other side."""
     window = words[max(0, k - 5) : k]
+    window = window[max((j + 1 for j, w in enumerate(window) if w in ENDS), default=0) :]  # "no deal. i need the books"
     return any(w in DISLIKES for w in window) and any(w in NEGATIONS or w.endswith("n't") for w in window)
