@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from typer.testing import CliRunner
 
 from duologue.cli import app
@@ -107,3 +109,19 @@ def test_task_options_on_the_command_line(tmp_path: Path):
     assert result.exit_code == 2 and "Did you mean 'max_turns'" in result.stderr
     result = run("play", "--task", "casino-v0", "--agents", "random", "-n", "1", "-O", "max_turns")
     assert result.exit_code == 2 and "write name=value" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["play", "--task", "dealornodeal-v0", "--agents", "rl:utility", "--agents", "rule", "-n", "1"],
+        ["tournament", "--task", "dealornodeal-v0", "--agents", "rule", "--agents", "rl:utility", "-n", "1"],
+        ["chat", "--task", "dealornodeal-v0", "--vs", "rl:utility"],
+        ["play", "--task", "casino-v0", "--agents", "hybrid:rule+rule", "--agents", "rule", "-n", "1"],
+    ],
+)
+def test_an_agent_that_cannot_play_the_task_is_refused_before_any_episode(command):
+    """A real kind with an argument the task cannot use (no policy trained for it, an unknown writer)
+    is found when the agent is first reset; it is probed then, not left to fail inside a run."""
+    result = run(*command)
+    assert result.exit_code != 0 and "cannot play" in result.stderr and "Traceback" not in result.output, result.output

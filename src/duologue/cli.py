@@ -289,7 +289,7 @@ def play(
     option: Annotated[Optional[list[str]], typer.Option("--option", "-O", help="A task option as name=value (repeatable), e.g. -O max_turns=30 (a wrong name lists the ones the task takes).")] = None,
 ) -> None:
     """Self-play: run agents against each other for many seeded episodes."""
-    from duologue.agents import make_agent
+    from duologue.agents import check_agent
     from duologue.arena.backends import BACKENDS, BackendError, failed_episode
     from duologue.arena.report import ReportBuilder, report_table
     from duologue.arena.selfplay import PlayConfig, drop_partial_last_line, finished_episodes, run_lines, run_selfplay
@@ -309,9 +309,8 @@ def play(
         task_options = parse_task_options(option or [])
         if max_turns is not None:
             task_options["max_turns"] = max_turns
-        probe = make(task, **task_options)
         for spec in agents:
-            make_agent(spec, probe)
+            check_agent(spec, make(task, **task_options))
     except (UnknownNameError, LLMConfigError, ValueError, TypeError, OSError) as error:
         raise fail(str(error)) from None
     if out is not None and out.suffix.lower() != ".jsonl":
@@ -357,7 +356,7 @@ def chat(
     option: Annotated[Optional[list[str]], typer.Option("--option", "-O", help="A task option as name=value (repeatable), e.g. -O max_turns=30.")] = None,
 ) -> None:
     """Play a task in the terminal against a bot."""
-    from duologue.agents import make_agent
+    from duologue.agents import check_agent, make_agent
     from duologue.agents.human import LeftGame, TerminalAgent
     from duologue.core.episode import play_episode
     from duologue.tasks import make
@@ -367,6 +366,7 @@ def chat(
         raise fail(f"--vs {vs!r}: you play against one bot; give one agent spec")
     try:
         game = make(task, **parse_task_options(option or []))
+        check_agent(bots[0], make(task, **parse_task_options(option or [])))
         bot = make_agent(bots[0], game)
     except (UnknownNameError, LLMConfigError, ValueError, TypeError, OSError) as error:
         raise fail(str(error)) from None

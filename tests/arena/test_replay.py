@@ -148,6 +148,7 @@ def test_the_command_prints_one_json_object_and_writes_the_dialogues(fixtures, t
     [
         (["--seat", "nobody"], "--seat"),
         (["--agent", "nonsense"], "nonsense"),
+        (["--agent", "hybrid:rule+rule"], "unknown writer"),
         (["--out", "x.txt"], ".jsonl"),
     ],
 )

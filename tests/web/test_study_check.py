@@ -19,6 +19,8 @@ GOOD = "id: fine\ntask: casino-v0\npartners: [{kind: human}, {kind: bot, agent: 
     [
         ("task_options: {colour: blue}\n", "task_options.colour", "colour"),
         ("partners: [{kind: bot, agent: telepath}]\n", "partners.0.agent", "cannot be built"),
+        ("partners: [{kind: bot, agent: 'hybrid:rule+rule'}]\n", "partners.0.agent", "unknown writer"),
+        ("task: dealornodeal-v0\npartners: [{kind: bot, agent: 'rl:utility'}]\nquotas: {}\n", "partners.0.agent", "no policy of that name"),
         ("quotas: {bot:random: 3}\n", "quotas.bot:random", "no partner of that kind"),
         ("scenarios: {source: corpus, corpus: casino, path: /nowhere/casino.json}\n", "scenarios.path", "does not exist"),
         ("scenarios: {source: corpus, corpus: klingon, path: .}\n", "scenarios.corpus", "unknown corpus"),

@@ -6,11 +6,12 @@ bot) are found through the task's `agents` table, so generic code never imports 
 
 from __future__ import annotations
 
+import random
 from importlib import import_module
 
 from duologue.core.agent import Agent, RandomAgent
 from duologue.core.task import Task
-from duologue.tasks import did_you_mean, load_class
+from duologue.tasks import UnknownNameError, did_you_mean, load_class
 
 GENERIC: dict[str, type[Agent]] = {"random": RandomAgent}
 GENERIC["llm"] = import_module("duologue.agents.llm").LLMAgent  # llm:local, llm:openai/gpt-4o-mini, llm:<alias>/<model>
@@ -35,3 +36,33 @@ def make_agent(spec: str, task: Task) -> Agent:
     agent = agent_class(argument) if argument else agent_class()
     agent.name = spec
     return agent
+
+
+class AgentSpecError(ValueError):
+    """An agent spec that names a real kind but cannot play the task (no such policy, writer or file)."""
+
+
+SPEC_ERRORS: tuple[type[Exception], ...] = (KeyError, ValueError, TypeError, OSError, ImportError)
+"""How an agent refuses its spec: an unknown name, a bad value, a missing file or package."""
+
+
+def check_agent(spec: str, task: Task) -> None:
+    """Fail now, not in the first episode, when `spec` cannot play `task`: build the agent and reset it
+    on a started copy of the game for each party (some refuse only there, as `rl:` without a policy
+    trained for the task); fine when it can play any party. Raises `UnknownNameError` for an unknown
+    kind, else `AgentSpecError` naming the spec. Resets `task`: give it a probe."""
+    try:
+        make_agent(spec, task)
+    except UnknownNameError:
+        raise  # an unknown kind: its message already suggests the near ones
+    except SPEC_ERRORS as error:
+        raise AgentSpecError(f"agent {spec!r} cannot play {task.id}: {error}") from None
+    task.reset(seed=0)
+    refused: list[str] = []
+    for party in task.party_ids:
+        try:
+            make_agent(spec, task).reset(task, party, random.Random(0))
+            return
+        except SPEC_ERRORS as error:
+            refused.append(str(error))
+    raise AgentSpecError(f"agent {spec!r} cannot play {task.id}: {refused[0]}")

@@ -43,6 +43,7 @@ def tournament_command(
     llm_episodes: Annotated[Optional[int], typer.Option(min=1, help="Episodes per pairing with llm:local (slow on a CPU; default: --episodes).")] = None,
 ) -> None:
     """Round-robin tournament of agent specs: every ordered pair plays, then Bradley-Terry and Elo leaderboards."""
+    from duologue.agents import AgentSpecError
     from duologue.arena.backends import BACKENDS, BackendError, failed_episode
     from duologue.arena.ratings import leaderboard_table
     from duologue.arena.tournament import check_agents, episodes_done, pairing_table, pairings, run_tournament, total_episodes
@@ -60,7 +61,7 @@ def tournament_command(
         raise _fail(f"a tournament needs at least two different agent specs, got {specs}")
     try:
         check_agents(task, specs)
-    except (UnknownNameError, LLMConfigError) as error:
+    except (UnknownNameError, LLMConfigError, AgentSpecError) as error:
         raise _fail(str(error)) from None
     if out is not None and out.exists() and not out.is_dir():
         raise _fail(f"--out {out}: is a file; the tournament writes one .jsonl per pairing into a folder")

@@ -53,7 +53,8 @@ def replay_command(
     from duologue.cli import load
     from duologue.data.io import dump_dialogue
     from duologue.llm.settings import LLMConfigError, LLMError
-    from duologue.tasks import UnknownNameError
+    from duologue.agents import AgentSpecError, check_agent
+    from duologue.tasks import UnknownNameError, make
 
     if out is not None and out.suffix.lower() != ".jsonl":
         raise _fail(f"--out {out}: replayed dialogues are written as .jsonl")
@@ -65,6 +66,7 @@ def replay_command(
     try:
         task_id = task_for(dialogues[0], corpus, task)
         seats = len(seats_of(task_id, seat))
+        check_agent(agent, make(task_id))
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
             handle = out.open("wb")
@@ -75,7 +77,7 @@ def replay_command(
                 if handle is not None:
                     handle.write(dump_dialogue(played) + b"\n")
                 progress.advance(bar)
-    except (ReplayError, UnknownNameError, LLMConfigError) as error:
+    except (ReplayError, UnknownNameError, LLMConfigError, AgentSpecError) as error:
         raise _fail(str(error)) from None
     except LLMError as error:
         raise _fail(f"the agent's model endpoint failed: {error}") from None

@@ -28,7 +28,7 @@ import orjson
 from pydantic import Field
 from rich.table import Table
 
-from duologue.agents import make_agent
+from duologue.agents import check_agent
 from duologue.arena.ratings import Leaderboard, ratings_from_dialogues
 from duologue.arena.report import Estimate, report
 from duologue.arena.selfplay import PlayConfig, finished_episodes, run_selfplay
@@ -79,10 +79,10 @@ def pairings(agents: list[str] | tuple[str, ...]) -> list[tuple[str, str]]:
 
 
 def check_agents(task_id: str, agents: list[str]) -> None:
-    """Raise `UnknownNameError` (with a did-you-mean) for an unknown task or agent spec, before anything is played."""
-    probe = make(task_id)
+    """Raise `UnknownNameError` (with a did-you-mean) for an unknown task or agent spec, and
+    `AgentSpecError` for one that cannot play the task, before anything is played."""
     for spec in agents:
-        make_agent(spec, probe)
+        check_agent(spec, make(task_id))
 
 
 def loads_a_model(spec: str) -> bool:

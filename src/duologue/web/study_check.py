@@ -20,7 +20,7 @@ missing file, or a model package that is not installed."""
 
 def study_problems(study: "Study") -> list[str]:
     """`field: reason` for everything in `study` that would fail once people join (empty: fine)."""
-    from duologue.agents import make_agent
+    from duologue.agents import check_agent
     from duologue.tasks import make, spec
     from duologue.web.protocol import problems as protocol_problems
     from duologue.web.questionnaires import QuestionnaireError, get_questionnaire
@@ -45,7 +45,7 @@ def study_problems(study: "Study") -> list[str]:
             if partner.kind != "bot":
                 continue
             try:
-                make_agent(partner.agent, task)
+                check_agent(partner.agent, make(study.task, **study.task_options))
             except BUILD_ERRORS as error:
                 problems.append(f"partners.{index}.agent: {partner.agent!r} cannot be built: {error}")
     kinds = {partner.pairing for partner in study.partners}
