@@ -57,6 +57,7 @@ def test_rating_jobs_go_to_raters_who_did_not_take_part_and_each_dialogue_once_p
     assert "Nothing to rate" in client.get("/rate?rater=rater-b").text
     incomplete = client.post(job.headers["location"], data={})
     assert incomplete.status_code == 422
+    assert client.post(job.headers["location"], data={**answer_all(page.text), "².x": "1"}).status_code == 422  # a key int() refuses
     done = client.post(job.headers["location"], data=answer_all(page.text))
     assert done.status_code == 200 and "saved" in done.text
     assert client.post(job.headers["location"], data=answer_all(page.text)).status_code == 403  # the job is closed

@@ -182,6 +182,10 @@ def test_questionnaire_answers_are_checked_before_anything_is_stored(people):
     assert client.app.state.platform.storage.ratings() == []
     unknown = client.post(f"/api/questionnaire/{a}", json={"0.satisfaction": 1, "0.opponent_likeness": 1, "hack": 5})
     assert unknown.status_code == 422
+    for key in ("².x", "9" * 5000 + ".x", "٣.x", "00.satisfaction"):  # digits int() refuses or cannot afford, an index out of range
+        odd = client.post(f"/api/questionnaire/{a}", json={"0.satisfaction": 1, "0.opponent_likeness": 1, key: 5})
+        assert odd.status_code == 422 and "not a question here" in str(odd.json()["detail"]), key
+    assert client.post(f"/questionnaire/{a}", data={"².x": "1"}).status_code == 422
     form = client.post(f"/questionnaire/{a}", data={"0.satisfaction": "Undecided"})
     assert form.status_code == 422 and "not answered" in form.text
     good = client.post(f"/api/questionnaire/{a}", json={"0.satisfaction": "Undecided", "0.opponent_likeness": 5})

@@ -56,6 +56,38 @@ def test_a_signed_study_refuses_unsigned_links(make_client):
     assert client.get(good).status_code == 200
 
 
+def test_a_signature_in_another_script_is_refused_not_a_crash(make_client):
+    study = Study(id="signed", task="casino-v0", partners=[Partner(kind="human")], pay=Pay(link_secret="k3y"))
+    client = make_client([study])
+    assert not link_ok("k3y", "signed", "p-1", "é" * 24)
+    assert client.get("/study/signed", params={"participant": "p-1", "sig": "é"}).status_code == 403
+
+
+def test_no_page_after_the_signed_link_and_no_socket_is_a_way_round_it(make_client):
+    """An attacker who knows a participant id but not its signed link: posting the consent page
+    directly, opening a survey, or the lobby socket, must neither let them in nor lock the owner out."""
+    from duologue.web.protocol import Protocol
+    from starlette.testclient import TestClient
+
+    with_protocol = Study(id="signed", task="casino-v0", partners=[Partner(kind="human")], pay=Pay(link_secret="k3y"), protocol=Protocol(consent="task:consent"))
+    plain = Study(id="plain", task="casino-v0", partners=[Partner(kind="human")], pay=Pay(link_secret="k3y"))
+    owner = make_client([with_protocol, plain])
+    attacker = TestClient(owner.app)
+    assert attacker.post("/protocol/signed/consent?participant=victim", data={"agree": "yes"}, follow_redirects=False).status_code == 403
+    assert attacker.get("/protocol/signed/consent?participant=victim").status_code == 403
+    assert attacker.get("/study/signed?participant=victim").status_code == 403  # still unsigned, still refused
+    for study in ("signed", "plain"):
+        with attacker.websocket_connect(f"/ws/lobby/{study}?participant=victim") as ws:
+            refused = ws.receive_json()
+        assert refused["type"] == "refused" and "link is not valid" in refused["reason"]
+    arrived = owner.get(signed_link("", "k3y", "signed", "victim"), follow_redirects=False)
+    assert arrived.status_code == 303 and "/protocol/signed/consent" in arrived.headers["location"]
+    assert owner.post("/protocol/signed/consent?participant=victim", data={"agree": "yes"}, follow_redirects=False).status_code == 303
+    assert owner.get(signed_link("", "k3y", "plain", "victim")).status_code == 200
+    with owner.websocket_connect("/ws/lobby/plain?participant=victim") as ws:
+        assert ws.receive_json()["type"] == "waiting"
+
+
 def test_leaving_the_waiting_room_gives_a_code_listed_and_paid(make_client, tmp_path):
     study = Study(id="wait", task="casino-v0", partners=[Partner(kind="human")], pay=Pay(waiting_leave_after=0.3, waiting_pay_per_minute=6.0))
     client = make_client([study])

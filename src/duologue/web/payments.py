@@ -123,7 +123,9 @@ def signed_link(base_url: str, secret: str, study_id: str, participant_id: str) 
 
 
 def link_ok(secret: str, study_id: str, participant_id: str, signature: str | None) -> bool:
-    return signature is not None and hmac.compare_digest(link_signature(secret, study_id, participant_id), signature)
+    """Whether `signature` signs this participant's link (compared as bytes: a signature in any script is just wrong)."""
+    expected = link_signature(secret, study_id, participant_id).encode()
+    return signature is not None and hmac.compare_digest(expected, signature.encode("utf-8", "replace"))
 
 
 # --------------------------------------------------------------------------- payments

@@ -72,11 +72,17 @@ async def lobby_socket(websocket: WebSocket, study_id: str):
         await websocket.send_json({"type": "refused", "reason": "unknown study or missing participant id"})
         await websocket.close(code=1008)
         return
+    from duologue.web.protocol import next_step, progress_of
+    from duologue.web.routers.protocol import BAD_LINK, came_by_link
+
+    if not await state.storage.run(came_by_link, state, study, participant):
+        await websocket.send_json({"type": "refused", "reason": BAD_LINK})  # the socket is no way round the signed link
+        await websocket.close(code=1008)
+        return
     if not await state.storage.run(identity.claim, state, participant, identity.session_of(websocket)):
         await websocket.send_json({"type": "refused", "reason": identity.REFUSED})
         await websocket.close(code=1008)
         return
-    from duologue.web.protocol import next_step, progress_of
 
     progress = progress_of(state)
     done = await state.storage.run(progress.get, study.id, participant) if study.protocol is not None else {}

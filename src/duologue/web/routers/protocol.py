@@ -25,14 +25,28 @@ def _url(study: Study, step: str, participant: str) -> str:
     return f"/protocol/{study.id}/{step}?{urlencode({'participant': participant})}"
 
 
+BAD_LINK = "this study link is not valid; please use the link you were given"
+
+
+def came_by_link(state: Any, study: Study, participant: str) -> bool:
+    """Whether the id may go on without a signature in the address: the study signs no links, or
+    this id's signed link was checked on the study page before (the pages after it carry no
+    signature). Only `check_link` marks that, so no other page can make an id look checked."""
+    if study.pay is None or not study.pay.link_secret:
+        return True
+    return bool(proto.progress_of(state).get(study.id, participant).get("link_checked"))
+
+
 def check_link(request: Request, study: Study, participant: str) -> None:
     """Where the study signs its links, refuse one without a valid signature (before the id is
     bound to this browser, so a guessed id cannot lock out its owner)."""
-    pay = study.pay
-    if pay is None or not pay.link_secret or proto.progress_of(platform(request)).get(study.id, participant):
-        return  # unsigned study, or this id came in by a checked link already (its browser holds it)
-    if not link_ok(pay.link_secret, study.id, participant, request.query_params.get("sig")):
-        raise HTTPException(403, "this study link is not valid; please use the link you were given")
+    state = platform(request)
+    if came_by_link(state, study, participant):
+        return
+    assert study.pay is not None and study.pay.link_secret
+    if not link_ok(study.pay.link_secret, study.id, participant, request.query_params.get("sig")):
+        raise HTTPException(403, BAD_LINK)
+    proto.progress_of(state).update(study.id, participant, {"link_checked": True})
 
 
 def gate(request: Request, state: Any, study: Study, participant: str) -> RedirectResponse | None:
@@ -58,6 +72,8 @@ def _context(request: Request, study_id: str, step: str) -> tuple[Any, Study, st
         raise HTTPException(400, "this page needs your participant id; please use the study link")
     if not identity.may_use(state, participant, identity.session_of(request)):
         raise HTTPException(403, identity.REFUSED)
+    if not came_by_link(state, study, participant):
+        raise HTTPException(403, BAD_LINK)  # the pages after consent are no way round the signed link
     if study.protocol is None or step not in study.protocol.steps():
         raise HTTPException(404, f"study {study.id} has no step {step!r}")
     return state, study, participant
@@ -147,6 +163,8 @@ async def waiting_code(request: Request, study_id: str):
     participant = participant_from(request)
     if participant is None or not identity.may_use(state, participant, identity.session_of(request)):
         raise HTTPException(403, identity.REFUSED)
+    if not came_by_link(state, study, participant):
+        raise HTTPException(403, BAD_LINK)
     after = study.pay.waiting_leave_after if study.pay else None
     store = proto.progress_of(state)
     data = store.get(study.id, participant)

@@ -38,7 +38,8 @@ def read_answers(forms: list[QuestionnaireForm], answers: dict[str, Any]) -> tup
             ratings.extend(form.ratings(mine))
         except InvalidAnswers as error:
             problems.extend(f"{prefix}{p.key}: {p.message}" for p in error.problems)
-    unknown = [k for k in answers if not (isinstance(k, str) and k.split(".", 1)[0].isdigit() and int(k.split(".", 1)[0]) < len(forms))]
+    known = {str(index) for index in range(len(forms))}  # compared as text: "²" and a 5,000-digit index are just unknown
+    unknown = [k for k in answers if not (isinstance(k, str) and k.split(".", 1)[0] in known)]
     problems.extend(f"{k}: not a question here" for k in unknown)
     return ratings, problems
 
