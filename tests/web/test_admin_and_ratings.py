@@ -145,3 +145,18 @@ def test_studies_added_on_the_admin_page_survive_a_restart(tmp_path):
         token = join_lobby(client, "added", "someone")
         seats = client.app.state.platform.storage.seats(client.app.state.platform.storage.seat_by_token(token).dialogue_id)
         assert {s.agent for s in seats if s.kind == "bot"} == {"random"}
+
+
+def test_a_study_with_dialogues_keeps_its_task_and_its_dialogues_keep_their_forms(make_client):
+    """Replacing a study on the admin page may change its settings, not the task its dialogues were
+    played in: their questionnaires and rater forms stay that task's."""
+    client = make_client(studies_with_one_rating())
+    token = play(client, "casino", "player-1")
+    retask = "id: casino\ntask: mutualfriends-v0\npartners: [{kind: bot, agent: rule}]\n"
+    refused = client.post("/admin/studies", data={"text": retask}, headers=HEADERS, follow_redirects=False)
+    assert refused.status_code == 409 and "already has dialogues of another task" in refused.text
+    assert client.app.state.platform.studies["casino"].task == "casino-v0"
+    same = "id: casino\ntask: casino-v0\npartners: [{kind: bot, agent: random}]\nbot_wait_seconds: 0\nratings_per_dialogue: 1\n"
+    assert client.post("/admin/studies", data={"text": same}, headers=HEADERS, follow_redirects=False).status_code == 303
+    form = client.get(f"/api/questionnaire/{token}").json()
+    assert "satisfaction" in json.dumps(form)

@@ -26,6 +26,12 @@ GOOD = "id: fine\ntask: casino-v0\npartners: [{kind: human}, {kind: bot, agent: 
         ("scenarios: {source: corpus, corpus: klingon, path: .}\n", "scenarios.corpus", "unknown corpus"),
         ("questionnaire: no-such-form\n", "questionnaire", "unknown questionnaire"),
         ("human_party: referee\n", "human_party", "not a party"),
+        ("scenarios: {pool: 100000000}\n", "scenarios.pool", "less than or equal to 10000"),  # every pairing looks at all of them
+        ("scenarios: {pool: -1}\n", "scenarios.pool", "greater than or equal to 1"),
+        ("bot_wait_seconds: .nan\n", "bot_wait_seconds", "finite"),
+        ("time_limit_seconds: -1\n", "time_limit_seconds", "greater than 0"),
+        ("quotas: {bot:rule: -2}\n", "quotas.bot:rule", "greater than or equal to 0"),
+        ("task_options: {max_turns: -5}\n", "task_options.max_turns", "at least 1"),
         ("protocol: {consent: /nowhere/consent.txt}\n", "protocol.consent", "no such file"),
         ("protocol: {consent: task:consent, surveys: [no-such-survey]}\n", "protocol.surveys.0", "ships no"),
     ],
@@ -73,5 +79,24 @@ def test_the_admin_page_refuses_a_bad_study_with_its_field_and_keeps_the_others(
 def test_the_admin_page_refuses_a_study_naming_a_missing_protocol_file(client):
     text = GOOD + "protocol: {instructions: /nowhere/instructions.txt}\n"
     response = client.post("/admin/studies", data={"text": text}, headers={"X-Admin-Token": ADMIN}, follow_redirects=False)
-    assert response.status_code == 422 and "protocol.instructions" in response.text and "no such file" in response.text
+    assert response.status_code == 422 and "protocol.instructions" in response.text and "name only what the task ships" in response.text
+    missing = GOOD + "protocol: {instructions: task:no-such-text}\n"
+    response = client.post("/admin/studies", data={"text": missing}, headers={"X-Admin-Token": ADMIN}, follow_redirects=False)
+    assert response.status_code == 422 and "protocol.instructions" in response.text and "ships no" in response.text
     assert "fine" not in client.app.state.platform.studies
+
+
+def test_the_admin_page_names_no_server_file_for_anyone_with_a_link_to_read(client, tmp_path):
+    """A consent text is shown to every visitor: on the admin page a study may name only what the
+    task ships, so the web token cannot publish a file of the server (a --study file still can)."""
+    secret = tmp_path / "secret.env"
+    secret.write_text("DUOLOGUE_SECRET=hunter2\n")
+    (tmp_path / "s.yaml").write_text("id: s\ntitle: S\nquestions: []\n")
+    corpus = f"scenarios: {{source: corpus, corpus: casino, path: {secret}}}\n"
+    for extra in (f"protocol: {{consent: {secret}}}\n", f"protocol: {{consent: task:consent, surveys: [{tmp_path / 's.yaml'}]}}\n", corpus):
+        response = client.post("/admin/studies", data={"text": GOOD + extra}, headers={"X-Admin-Token": ADMIN}, follow_redirects=False)
+        assert response.status_code == 422 and "name only what the task ships" in response.text and "hunter2" not in response.text, response.text
+        assert "fine" not in client.app.state.platform.studies
+        assert client.get("/protocol/fine/consent?participant=x").status_code == 404
+    shipped = client.post("/admin/studies", data={"text": GOOD + "protocol: {consent: task:consent}\n"}, headers={"X-Admin-Token": ADMIN}, follow_redirects=False)
+    assert shipped.status_code == 303 and "fine" in client.app.state.platform.studies

@@ -101,6 +101,12 @@ class Task(ABC):
         that advances one second per action, so the same seed gives the same transcript.
         first: which party moves first (default: drawn from the episode's RNG).
         """
+        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1):
+            raise ValueError(f"max_turns must be a whole number of at least 1, got {max_turns!r}")
+        if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not 0 < time_limit < float("inf")):
+            raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        if turn_taking not in ("alternate", "free"):
+            raise ValueError(f"turn_taking must be 'alternate' or 'free', got {turn_taking!r}")
         self.max_turns = max_turns if max_turns is not None else self.default_max_turns
         self.time_limit = time_limit
         self.turn_taking = turn_taking

@@ -296,6 +296,13 @@ def survey(task_id: str, name: str) -> Survey:
         raise ProtocolError(f"survey {name}: {error}") from None
 
 
+def file_fields(protocol: Protocol) -> list[str]:
+    """The protocol fields that name a file on the server rather than a text or survey the task ships."""
+    named = [(f"protocol.{field}", getattr(protocol, field)) for field in ("consent", "instructions")]
+    named += [(f"protocol.surveys.{i}", name) for i, name in enumerate(protocol.surveys)]
+    return [field for field, name in named if name and not name.startswith("task:") and (not field.startswith("protocol.surveys") or name.endswith((".yaml", ".yml")))]
+
+
 def problems(task_id: str, protocol: Protocol) -> list[str]:
     """`field: reason` for each text or survey the protocol names that cannot be read (empty: fine)."""
     found: list[str] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -23,6 +23,10 @@ from duologue.tasks import spec, task_class, task_ids
 
 class StudyError(ValueError):
     """A study file that cannot run; the message says which field and why."""
+
+
+MAX_POOL = 10_000
+"""The most seeded scenarios a study's pool may hold."""
 
 
 class _Strict(BaseModel):
@@ -46,16 +50,17 @@ class Scenarios(_Strict):
     """Where scenarios come from."""
 
     source: Literal["generated", "corpus"] = "generated"
-    pool: int | None = None
+    pool: int | None = Field(default=None, ge=1, le=MAX_POOL)
     """generated: draw from a fixed pool of this many seeded scenarios (so quotas per scenario
-    mean something); None: a fresh scenario for every dialogue."""
+    mean something; at most 10,000, each pairing looks at all of them); None: a fresh scenario for
+    every dialogue."""
     seed: int = 0
     """generated: the pool's first seed."""
     corpus: str | None = None
     """corpus: a registered corpus format name (a task's spec names its own)."""
     path: Path | None = None
     """corpus: a corpus file or folder; each record's scenario is replayed."""
-    limit: int | None = None
+    limit: int | None = Field(default=None, ge=1)
     """corpus: use only the first N records."""
 
     @model_validator(mode="after")
@@ -79,19 +84,19 @@ class Study(_Strict):
     partners: list[Partner] = Field(default_factory=lambda: [Partner(kind="human"), Partner(kind="bot", agent="rule")])
     """Allowed partner types. A person is paired with a waiting person when `human` is listed,
     else (or after `bot_wait_seconds`) with the first bot type whose quota is not full."""
-    bot_wait_seconds: float = 5.0
+    bot_wait_seconds: float = Field(default=5.0, ge=0, allow_inf_nan=False)
     """How long a person waits for a human partner before a bot takes the seat."""
-    quotas: dict[str, int] = Field(default_factory=dict)
+    quotas: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
     """Maximum dialogues per partner type (`human-human`, `bot:rule`); absent = no limit."""
-    per_scenario: int | None = None
+    per_scenario: int | None = Field(default=None, ge=1)
     """Maximum dialogues per scenario and partner type; None = no limit."""
     human_party: str | None = None
     """With a bot: which party the person plays ; None = the task spec's `person`, else drawn at random."""
     turn_taking: Literal["free", "alternate"] = "free"
     """Between two people: `free` lets either move whenever the rules allow; bots always alternate."""
-    time_limit_seconds: float | None = 600.0
+    time_limit_seconds: float | None = Field(default=600.0, gt=0, allow_inf_nan=False)
     """Whole-dialogue time limit (a countdown on screen); None = none."""
-    idle_seconds: float | None = None
+    idle_seconds: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """End the dialogue when nobody moves this long (None = the platform setting)."""
     questionnaire: str | None = None
     """Questionnaire after the dialogue (a name in duologue.web.questionnaires); None = the task's default."""
@@ -99,7 +104,7 @@ class Study(_Strict):
     """Questionnaire third-party raters answer; None = the task's default."""
     ratings_per_dialogue: int = Field(default=3, ge=0)
     """How many third-party raters each finished dialogue needs (3 is common)."""
-    max_dialogues_per_participant: int | None = None
+    max_dialogues_per_participant: int | None = Field(default=None, ge=1)
     """None = a participant may play again after finishing."""
     protocol: Protocol | None = None
     """Pages before the lobby: consent, instructions, comprehension check, surveys (duologue.web.protocol)."""
@@ -227,7 +232,8 @@ def parse_studies(data: Any, source: str = "study", *, check: bool = True) -> li
             studies.append(Study.model_validate(item))
         except ValidationError as error:
             where = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(study)'}: {e['msg']}" for e in error.errors())
-            raise StudyError(f"{source}: study {i + 1}: {where}") from None
+            named = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else None
+            raise StudyError(f"{source}: study {i + 1}{f' ({named})' if named else ''}: {where}") from None
         problems = study_problems(studies[-1]) if check else []
         if problems:
             raise StudyError(f"{source}: study {i + 1} ({studies[-1].id}): " + "; ".join(problems))

@@ -43,11 +43,12 @@ BAD_SETTINGS = [
     ("task_options: {colour: blue}\n", "task_options.colour", "colour"),
     ("partners: [{kind: human}, {kind: bot, agent: telepath}]\n", "partners.1.agent", "cannot be built"),
     ("quotas: {bot:random: 3}\n", "quotas.bot:random", "no partner of that kind"),
-    ("scenarios: {source: corpus, corpus: casino, path: /nowhere/casino.json}\n", "scenarios.path", "does not exist"),
-    ("scenarios: {source: corpus, corpus: klingon, path: .}\n", "scenarios.corpus", "unknown corpus"),
+    ("scenarios: {source: corpus, corpus: casino, path: /etc/hostname}\n", "scenarios.path", "name only what the task ships"),
+    ("scenarios: {pool: 100000000}\n", "scenarios.pool", "less than or equal to 10000"),
     ("questionnaire: no-such-form\n", "questionnaire", "unknown questionnaire"),
     ("human_party: referee\n", "human_party", "not a party"),
-    ("protocol: {consent: /nowhere/consent.txt}\n", "protocol.consent", "no such file"),
+    ("protocol: {consent: /etc/hostname}\n", "protocol.consent", "name only what the task ships"),
+    ("protocol: {consent: task:no-such-text}\n", "protocol.consent", "ships no"),
 ]
 
 

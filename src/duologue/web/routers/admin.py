@@ -17,9 +17,9 @@ from fastapi.responses import RedirectResponse, Response
 
 from duologue.web.app import page, platform
 from duologue.web.export import export_zip
-from duologue.web.protocol import progress_of
+from duologue.web.protocol import file_fields, progress_of
 from duologue.web.routers.ratings import pool
-from duologue.web.study import StudyError, parse_studies
+from duologue.web.study import Study, StudyError, parse_studies
 
 router = APIRouter(prefix="/admin", tags=["admin"])
 COOKIE = "duologue_admin"
@@ -214,6 +214,19 @@ async def export(request: Request, study: str | None = None, status: str = "fini
     return Response(data, media_type="application/zip", headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
+def _no_server_files(studies: list[Study]) -> None:
+    """A study added on this page may not name files on the server: its consent and instructions
+    are shown to anyone with a link, so a path would publish whatever file it names. Such studies
+    come from a `--study` file, written by someone who can read the server's files anyway."""
+    for study in studies:
+        fields = file_fields(study.protocol) if study.protocol is not None else []
+        if study.scenarios.path is not None:
+            fields.append("scenarios.path")
+        if fields:
+            advice = "a study added here may name only what the task ships (task:<name>); give file paths in a --study file"
+            raise StudyError(f"the study text: study {study.id}: " + "; ".join(f"{field}: {advice}" for field in fields))
+
+
 @router.post("/studies")
 async def add_study(request: Request, text: str = Form("")):
     """Add or replace studies from YAML text (the same format as `--study`). A study with problems
@@ -222,12 +235,20 @@ async def add_study(request: Request, text: str = Form("")):
     require_admin(request)
     state = platform(request)
     try:
-        studies = parse_studies(yaml.safe_load(text), source="the study text")
+        data = yaml.safe_load(text)
+        _no_server_files(parse_studies(data, source="the study text", check=False))  # before any file is read: its errors could quote it
+        studies = parse_studies(data, source="the study text")
     except (yaml.YAMLError, StudyError) as error:
         if "text/html" not in request.headers.get("accept", ""):
             raise HTTPException(422, str(error)) from None  # a script: the reason as JSON
         problems = [part.strip() for part in str(error).replace("\n", "; ").split("; ") if part.strip()]
         return _dashboard(request, study_text=text, study_errors=problems, status_code=422)
+    retasked = [s.id for s in studies if s.id in state.studies and state.studies[s.id].task != s.task and state.storage.dialogues(study_id=s.id)]
+    if retasked:  # its dialogues, questionnaires and ratings belong to the task they were played in
+        message = f"the study text: {', '.join(retasked)} already has dialogues of another task; give a study of a new task a new id"
+        if "text/html" not in request.headers.get("accept", ""):
+            raise HTTPException(409, message)
+        return _dashboard(request, study_text=text, study_errors=[message], status_code=409)
     for study in studies:
         state.add_study(study)
     return RedirectResponse("/admin", status_code=303)

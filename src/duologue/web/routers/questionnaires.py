@@ -20,9 +20,10 @@ router = APIRouter(tags=["questionnaires"])
 
 
 def party_forms(study: Study | None, dialogue: Dialogue, seat: Seat) -> list[QuestionnaireForm]:
-    """The study's questionnaire, else every built-in one that asks this party something in this task."""
-    task_id = study.task if study else dialogue.meta.get("task_id")
-    if study is not None and study.questionnaire:
+    """The study's questionnaire, else every built-in one that asks this party something in this task
+    (the dialogue's own task: a study replaced since may name another)."""
+    task_id = dialogue.meta.get("task_id") or (study.task if study else None)
+    if study is not None and study.questionnaire and study.task == task_id:
         return [QuestionnaireForm(get_questionnaire(study.questionnaire), dialogue, "party", seat.party, task_id)]
     return forms_for(dialogue, "party", seat.party, task_id=task_id)
 

@@ -28,9 +28,10 @@ def pool(state, study: Study) -> RatingJobs:
 
 
 def rater_forms(study: Study, dialogue: Dialogue, rater: str) -> list[QuestionnaireForm]:
-    if study.rating_questionnaire:
-        return [QuestionnaireForm(get_questionnaire(study.rating_questionnaire), dialogue, "third_party", rater, study.task)]
-    return forms_for(dialogue, "third_party", rater, task_id=study.task)
+    task_id = dialogue.meta.get("task_id") or study.task  # the dialogue's own task: a study replaced since may name another
+    if study.rating_questionnaire and study.task == task_id:
+        return [QuestionnaireForm(get_questionnaire(study.rating_questionnaire), dialogue, "third_party", rater, task_id)]
+    return forms_for(dialogue, "third_party", rater, task_id=task_id)
 
 
 def rater_or_422(rater: str | None) -> str:
