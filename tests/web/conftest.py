@@ -14,7 +14,7 @@ from web.webtest_helpers import ADMIN
 
 def fast_settings(tmp_path, **overrides) -> Settings:
     values = dict(database_url=f"sqlite:///{tmp_path / 'test.db'}", admin_token=ADMIN, secret="test-secret", bot_typing_seconds=0.0, reconnect_seconds=30.0,
-                  requests_per_second=1e6, request_burst=10**6, moves_per_second=1e6, move_burst=10**6,  # tests move faster than people
+                  requests_per_second=1e6, request_burst=10**6, moves_per_second=1e6, move_burst=10**6, frames_per_second=1e6, frame_burst=10**6,  # tests move faster than people
                   warm_bots=False,  # warming every app's bots would cost each test seconds; tests/web/test_warmup.py warms
                   gc_full_seconds=0)  # a full collection at every app start would too; tests/web/test_collector.py checks it
     values.update(overrides)

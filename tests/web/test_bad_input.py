@@ -49,6 +49,8 @@ def test_oversized_messages_are_refused(people):
         ({"kind": "offer", "price": 10}, 409, "not allowed"),
         ({"kind": "accept-deal"}, 409, "not allowed"),
         ("just a string", 422, "not a valid move"),
+        ('{"kind": "say", "text": "hi"}', 422, "a move is a JSON object"),  # a move as JSON text inside the JSON
+        ([{"kind": "say", "text": "hi"}], 422, "not list"),
     ],
 )
 def test_invalid_moves_are_refused(people, action, status, words):

@@ -7,6 +7,8 @@ and keys never share a bucket.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fastapi import Depends, FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.testclient import TestClient
@@ -231,6 +233,30 @@ def test_the_wired_platform_limits_a_seats_moves_over_http_and_websocket(make_cl
         while frame.get("type") != "error":
             frame = ws.receive_json()
         assert frame["status"] == 429
+
+
+def test_a_seat_flooding_typing_and_resync_frames_reaches_neither_its_partner_nor_the_view_builder(make_client):
+    """Typing over the frame limit is dropped (the partner sees a burst, not a flood); a resync or
+    ping over it gets an error frame with status 429 instead of a whole state; moves keep their own limit."""
+    studies = [Study(id="people", task="openchat-wow-v0", partners=[Partner(kind="human")], turn_taking="free")]
+    client = make_client(studies, frames_per_second=0.001, frame_burst=3)
+    a, b = pair_two(client, "people")
+    with client.websocket_connect(f"/ws/chat/{a}") as flood, client.websocket_connect(f"/ws/chat/{b}") as partner:
+        flood.receive_json()
+        partner.receive_json()
+        for _ in range(50):
+            flood.send_json({"type": "typing"})
+        flood.send_json({"type": "resync"})
+        refused = flood.receive_json()
+        while refused["type"] != "error":  # presence and the partner's own frames come too
+            assert refused["type"] not in ("state", "delta"), "a resync over the limit must not rebuild the view"
+            refused = flood.receive_json()
+        assert refused["status"] == 429 and refused["retry_after"] > 0
+        flood.send_json({"type": "move", "action": {"kind": "say", "text": "a move still goes through"}})
+        seen = []
+        while not any(f.get("type") in ("state", "delta") and "a move still goes through" in json.dumps(f) for f in seen):
+            seen.append(partner.receive_json())
+        assert sum(f["type"] == "typing" for f in seen) <= 3, [f["type"] for f in seen]
 
 
 # ---------------------------------------------------------------------- secure settings, seen from outside

@@ -21,7 +21,7 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
 from duologue.web.cluster import ClusterUnavailable
-from duologue.web.limits import LimitsMiddleware, MoveLimit
+from duologue.web.limits import LimitsMiddleware, MoveLimit, RateLimiter
 from duologue.web.hub import LiveHub
 from duologue.web.matchmaker import Matchmaker
 from duologue.web.settings import Settings
@@ -200,6 +200,7 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
     app.state.platform = state
     describe_refusals(app)
     app.state.move_limit = MoveLimit(settings.moves_per_second, settings.move_burst)
+    app.state.frame_limit = RateLimiter(settings.frames_per_second, settings.frame_burst)
     app.add_middleware(
         LimitsMiddleware,
         requests_per_second=settings.requests_per_second,

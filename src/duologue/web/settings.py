@@ -62,6 +62,13 @@ class Settings(BaseSettings):
     script flooding a dialogue gets 429 and `Retry-After`)."""
     move_burst: int = 10
     """... with bursts of up to this many moves."""
+    frames_per_second: float = 5.0
+    """Each seat's socket may send this many frames other than moves per second on average (a page
+    sends `typing` at most every 2 s and `resync` only after a gap); over it, typing is dropped and
+    anything else gets an `error` frame with status 429, so a script cannot flood the partner's
+    page or make the server rebuild the whole view without end."""
+    frame_burst: int = 20
+    """... with bursts of up to this many frames."""
     requests_per_second: float = 20.0
     """HTTP requests per client address per second on average (static files exempt)."""
     request_burst: int = 60

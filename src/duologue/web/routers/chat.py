@@ -112,6 +112,8 @@ def _spec_or_none(task_id: Any) -> TaskSpec | None:
 
 
 def parse_move(data: Any) -> actions.Action:
+    if not isinstance(data, dict):  # JSON text inside the JSON would be read twice, and checked against the schema as a string
+        raise MoveRefused(f"not a valid move: a move is a JSON object with a `kind`, not {type(data).__name__}", status=422)
     problem = invalid_text(data)
     if problem is not None:
         raise MoveRefused(f"not a valid move: {problem}", status=422)
@@ -193,6 +195,7 @@ async def chat_socket(websocket: WebSocket, token: str):
         await websocket.close()
         return
     await live.connect(seat.party, websocket, deltas=websocket.query_params.get("frames") == "delta")
+    frame_limit = websocket.app.state.frame_limit
     try:
         while True:
             message = await websocket.receive()
@@ -209,7 +212,11 @@ async def chat_socket(websocket: WebSocket, token: str):
             try:
                 frame = json.loads(raw)
             except (ValueError, RecursionError):  # not JSON, or nested deeper than any move
-                await websocket.send_json({"type": "error", "status": 400, "reason": "frames are JSON objects"})
+                frame = None
+            kind = frame.get("type") if isinstance(frame, dict) else None
+            if kind != "move" and not frame_limit.allow(token):  # moves have a limit of their own
+                if kind != "typing":  # a hint, dropped quietly; anything else is told why
+                    await websocket.send_json({"type": "error", "status": 429, "reason": "too many frames: slow down", "retry_after": frame_limit.retry_after(token)})
                 continue
             if not isinstance(frame, dict):
                 await websocket.send_json({"type": "error", "status": 400, "reason": "frames are JSON objects"})
