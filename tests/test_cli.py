@@ -125,3 +125,26 @@ def test_an_agent_that_cannot_play_the_task_is_refused_before_any_episode(comman
     is found when the agent is first reset; it is probed then, not left to fail inside a run."""
     result = run(*command)
     assert result.exit_code != 0 and "cannot play" in result.stderr and "Traceback" not in result.output, result.output
+
+
+def test_output_paths_are_checked_before_the_work_and_never_end_in_a_traceback(coins, tmp_path: Path):
+    """A folder in the way, a file in the way or a foreign file: refused up front, nothing played first."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("")
+    (tmp_path / "dir.jsonl").mkdir()
+    foreign = tmp_path / "notes.jsonl"
+    foreign.write_text("my own notes\n")
+    cases = [
+        (["schema", "--out", str(blocker / "x.json")], "is a file, not a folder"),
+        (["schema", "--out", str(tmp_path / "dir.jsonl")], "is a folder"),
+        (["play", "--task", coins, "--agents", "random", "-n", "1", "--out", str(blocker / "x.jsonl")], "is a file, not a folder"),
+        (["play", "--task", coins, "--agents", "random", "-n", "1", "--out", str(foreign)], "notes.jsonl:1: not JSON"),
+        (["chat", "--task", coins, "--vs", "random", "--out", str(tmp_path / "dir.jsonl")], "is a folder"),
+        (["chat", "--task", coins, "--vs", "random", "--out", str(tmp_path / "chat.txt")], "write a .jsonl file"),
+        (["tournament", "--task", "casino-v0", "--agents", "rule,random", "-n", "1", "--report", str(blocker / "r.html")], "is a file, not a folder"),
+    ]
+    for args, words in cases:
+        result = run(*args, input="hello\n/quit\n")
+        assert result.exit_code != 0 and words in result.stderr and "Traceback" not in result.output, (args, result.output)
+        assert "private (only you see this)" not in result.stdout, "the game began before its output was checked"
+    assert foreign.read_text() == "my own notes\n"

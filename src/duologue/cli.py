@@ -108,6 +108,15 @@ def writing(out: Path) -> Iterator[None]:
         raise fail(f"{out}: cannot write: {error.strerror or error}" + (f" ({blocker})" if blocker is not None and blocker != out else "")) from None
 
 
+def refuse_output(out: Path | None, *, suffixes: tuple[str, ...] = (), folder: bool = False) -> None:
+    """Fail now, before any work, when `out` could not be written (see `duologue.data.outputs`)."""
+    from duologue.data.outputs import output_problem
+
+    problem = None if out is None else output_problem(out, suffixes=suffixes, folder=folder)
+    if problem is not None:
+        raise fail(problem)
+
+
 def show_problems(problems: list[Problem], limit: int = 50, *, title: str = "problem(s)") -> None:
     table = Table(title=f"{len(problems)} {title}", show_lines=False, title_justify="left")
     table.add_column("where", overflow="fold", ratio=2)
@@ -127,6 +136,7 @@ def schema(out: Annotated[Optional[Path], typer.Option(help="Write to this file 
     """Print the JSON Schema of a duologue Dialogue."""
     text = json.dumps(dialogue_json_schema(), indent=2)
     if out:
+        refuse_output(out)
         out.write_text(text + "\n", encoding="utf-8")
         errors.print(f"wrote {out}")
     else:
@@ -292,7 +302,7 @@ def play(
     from duologue.agents import check_agent
     from duologue.arena.backends import BACKENDS, BackendError, failed_episode
     from duologue.arena.report import ReportBuilder, report_table
-    from duologue.arena.selfplay import PlayConfig, drop_partial_last_line, finished_episodes, run_lines, run_selfplay
+    from duologue.arena.selfplay import NotSelfPlayFile, PlayConfig, drop_partial_last_line, finished_episodes, run_lines, run_selfplay
     from duologue.tasks import make
 
     if backend not in BACKENDS:
@@ -315,8 +325,12 @@ def play(
         raise fail(str(error)) from None
     if out is not None and out.suffix.lower() != ".jsonl":
         raise fail(f"{out}: episodes are written to a .jsonl file")
+    refuse_output(out, suffixes=(".jsonl",))
     config = PlayConfig(task=task, agents=agents, episodes=episodes, seed=seed, options=task_options)
-    already = len(finished_episodes(out, config)) if out is not None else 0
+    try:
+        already = len(finished_episodes(out, config)) if out is not None else 0
+    except (NotSelfPlayFile, OSError) as error:
+        raise fail(str(error)) from None
     earlier = 0  # bytes of `out` written before this run: its episodes of this run are reported too
     if out is not None and out.exists():
         drop_partial_last_line(out)
@@ -364,6 +378,7 @@ def chat(
     bots = split_agent_specs([vs])
     if len(bots) != 1:
         raise fail(f"--vs {vs!r}: you play against one bot; give one agent spec")
+    refuse_output(out, suffixes=(".jsonl",))  # before the game: a game played is not lost to a bad path
     try:
         game = make(task, **parse_task_options(option or []))
         check_agent(bots[0], make(task, **parse_task_options(option or [])))
@@ -415,6 +430,7 @@ def annotate(
         raise fail(str(error)) from None
     if out is None and not evaluate:
         raise fail("give --out to write the annotated dialogues, --evaluate to score them, or both")
+    refuse_output(out, suffixes=(".jsonl", ".parquet"))
     if out is not None and out.suffix.lower() not in (".jsonl", ".parquet"):
         raise fail(f"{out}: annotated dialogues are written to a .jsonl or .parquet file")
     fmt_name = corpus or (OWN if looks_like_own_schema(path) else next((c for c in CORPUS_FORMATS if corpus_format(c).task == tagger.task), OWN))
@@ -629,6 +645,7 @@ def _train_annotator(name: str, data: Path | None, out: Path | None, seed: int) 
         raise fail(str(error)) from None
     except ImportError as error:
         raise fail(f"the {name} annotator needs the `ml` extra (pip install 'duologue[ml]'): {error}") from None
+    refuse_output(out)
     if data is None:
         if tagger.training_data is None:
             raise fail(f"the {name} annotator has no model to train")
@@ -674,7 +691,14 @@ def train_strategies(
 
 
 def main() -> None:
-    app()
+    """The `duologue` command. Each command checks its paths first; an operating-system error that
+    still gets through (a disk filling up, a file removed mid-run) is a message, not a traceback."""
+    try:
+        app()
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        errors.print(f"[bold red]error:[/] {where}{error.strerror or error}", highlight=False)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -210,3 +210,27 @@ def test_a_blank_corpus_message_is_dropped_not_a_crash(fixtures):
     assert blank
     rows = [row for _, row in run_replay(blank, corpus="dealornodeal", agent="rule")]
     assert len(rows) == 2 * len(blank)
+
+
+def test_a_failed_replay_leaves_the_earlier_output_as_it_was(fixtures, tmp_path: Path, monkeypatch):
+    out = tmp_path / "replay.jsonl"
+    out.write_text("the last good run\n")
+    path = str(fixtures / "casino" / "casino_sample.json")
+    from duologue.arena import replay as replay_module
+
+    def broken(*args, **kwargs):
+        raise ReplayError("the run broke half way")
+
+    monkeypatch.setattr(replay_module, "run_replay", broken)
+    result = runner.invoke(app, ["replay", "casino", path, "--agent", "rule", "--out", str(out)])
+    assert result.exit_code == 2 and "broke half way" in result.output
+    assert out.read_text() == "the last good run\n" and not list(tmp_path.glob("*.partial"))
+    monkeypatch.undo()
+    assert runner.invoke(app, ["replay", "casino", path, "--agent", "rule", "--out", str(out)]).exit_code == 0
+    assert out.read_text() != "the last good run\n" and not list(tmp_path.glob("*.partial"))
+
+
+def test_a_task_of_another_corpus_is_refused_with_the_parties_named(fixtures):
+    path = str(fixtures / "casino" / "casino_sample.json")
+    result = runner.invoke(app, ["replay", "casino", path, "--agent", "rule", "--task", "craigslist-v0"])
+    assert result.exit_code == 2 and "cannot be played as craigslist-v0" in result.output and "Traceback" not in result.output

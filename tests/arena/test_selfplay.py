@@ -117,3 +117,30 @@ def test_a_long_partial_last_line_is_cut_and_earlier_lines_read_back(coins, tmp_
     headless.write_bytes(b'{"no newline at all"')
     drop_partial_last_line(headless)
     assert headless.read_bytes() == b""
+
+
+def test_a_whole_last_record_without_its_newline_is_kept(coins, tmp_path: Path):
+    """Only an unfinished line is cut: a file whose last record lacks the final newline (an editor,
+    `head -c`) keeps every record, and the next episodes start on a line of their own."""
+    from duologue.arena.selfplay import drop_partial_last_line
+
+    out = tmp_path / "run.jsonl"
+    config = PlayConfig(task=coins, agents=["random", "random"], episodes=3, seed=2)
+    assert len(list(run_selfplay(config, out=out))) == 3
+    out.write_bytes(out.read_bytes().rstrip(b"\n"))
+    drop_partial_last_line(out)
+    assert finished_episodes(out, config) == {0, 1, 2} and out.read_bytes().endswith(b"}\n")
+    more = PlayConfig(**{**config.model_dump(), "episodes": 4})
+    assert len(list(run_selfplay(more, out=out))) == 1
+    assert finished_episodes(out, more) == {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("content", [b"garbage not json\n", b"[1, 2]\n", b'{"meta": null}\n', b'{"meta": {"task_id": "coins-v0"}}\n'])
+def test_a_file_that_is_not_self_play_output_is_refused_not_appended_to(coins, tmp_path: Path, content: bytes):
+    from duologue.arena.selfplay import NotSelfPlayFile
+
+    out = tmp_path / "notes.jsonl"
+    out.write_bytes(content)
+    with pytest.raises(NotSelfPlayFile, match="notes.jsonl:1: not"):
+        finished_episodes(out, PlayConfig(task=coins, agents=["random", "random"], episodes=1, seed=0))
+    assert out.read_bytes() == content

@@ -45,6 +45,8 @@ def tournament_command(
     """Round-robin tournament of agent specs: every ordered pair plays, then Bradley-Terry and Elo leaderboards."""
     from duologue.agents import AgentSpecError
     from duologue.arena.backends import BACKENDS, BackendError, failed_episode
+    from duologue.arena.selfplay import NotSelfPlayFile
+    from duologue.data.outputs import output_problem
     from duologue.arena.ratings import leaderboard_table
     from duologue.arena.tournament import check_agents, episodes_done, pairing_table, pairings, run_tournament, total_episodes
     from duologue.llm.settings import LLMConfigError, LLMError
@@ -65,14 +67,21 @@ def tournament_command(
         raise _fail(str(error)) from None
     if out is not None and out.exists() and not out.is_dir():
         raise _fail(f"--out {out}: is a file; the tournament writes one .jsonl per pairing into a folder")
+    if out is not None and (problem := output_problem(out, folder=True)) is not None:
+        raise _fail(f"--out {problem}")
     if report_path is not None:
         if report_path.suffix.lower() not in (".html", ".htm"):
             raise _fail(f"--report {report_path}: the report is an .html file")
+        if (problem := output_problem(report_path)) is not None:
+            raise _fail(f"--report {problem}")  # checked before the games, which the report would come after
         if _report_builder() is None:
             raise _fail("--report needs duologue.evaluation.report (the HTML report builder), which this installation does not have")
     options = {} if max_turns is None else {"max_turns": max_turns}
     total = total_episodes(specs, episodes=episodes, llm_episodes=llm_episodes)
-    already = episodes_done(out, task, specs, episodes=episodes, seed=seed, llm_episodes=llm_episodes, options=options)
+    try:
+        already = episodes_done(out, task, specs, episodes=episodes, seed=seed, llm_episodes=llm_episodes, options=options)
+    except (NotSelfPlayFile, OSError) as error:
+        raise _fail(str(error)) from None
     count = len(pairings(specs))
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors) as progress:
         bar = progress.add_task(f"{task}: {count} pairings", total=total, completed=already)

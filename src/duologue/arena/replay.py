@@ -199,6 +199,9 @@ def replay_one(source: Dialogue, task_id: str, agent_spec: str, seat: str, *, se
     """Play the agent in `seat` against the script of the other party of `source`."""
     first = first_mover(source)
     task = tasks.make(task_id, first=first) if first is not None else tasks.make(task_id)
+    strangers = sorted({e.party for e in source.events if e.party is not None} - set(task.party_ids))
+    if strangers:  # a --task of another corpus
+        raise ReplayError(f"dialogue {source.id} cannot be played as {task_id}: its parties {strangers} are not {task_id}'s ({', '.join(task.party_ids)})")
     if seat not in task.party_ids:
         raise ReplayError(f"seat {seat!r} is not a party of {task_id} (parties: {', '.join(task.party_ids)})")
     other = task.other(seat)

@@ -52,24 +52,29 @@ def replay_command(
     from duologue.arena.replay import ReplayError, run_replay, seats_of, summarize, task_for
     from duologue.cli import load
     from duologue.data.io import dump_dialogue
+    from duologue.data.outputs import output_problem
     from duologue.llm.settings import LLMConfigError, LLMError
     from duologue.agents import AgentSpecError, check_agent
     from duologue.tasks import UnknownNameError, make
 
     if out is not None and out.suffix.lower() != ".jsonl":
         raise _fail(f"--out {out}: replayed dialogues are written as .jsonl")
+    if out is not None and (problem := output_problem(out, suffixes=(".jsonl",))) is not None:
+        raise _fail(f"--out {problem}")
     dialogues = load(corpus, path, skip_invalid=True).dialogues[:limit]
     if not dialogues:
         raise _fail(f"{path}: no dialogues to replay")
     rows = []
     handle = None
+    partial = None if out is None else out.with_name(out.name + ".partial")  # `out` is replaced only by a finished run
+    finished = False
     try:
         task_id = task_for(dialogues[0], corpus, task)
         seats = len(seats_of(task_id, seat))
         check_agent(agent, make(task_id))
-        if out is not None:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            handle = out.open("wb")
+        if partial is not None:
+            partial.parent.mkdir(parents=True, exist_ok=True)
+            handle = partial.open("wb")
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors) as progress:
             bar = progress.add_task(f"replay {agent} on {path.name}", total=len(dialogues) * seats)
             for played, row in run_replay(dialogues, corpus=corpus, agent=agent, task_id=task, seat=seat, seed=seed):
@@ -77,6 +82,7 @@ def replay_command(
                 if handle is not None:
                     handle.write(dump_dialogue(played) + b"\n")
                 progress.advance(bar)
+        finished = True
     except (ReplayError, UnknownNameError, LLMConfigError, AgentSpecError) as error:
         raise _fail(str(error)) from None
     except LLMError as error:
@@ -86,6 +92,10 @@ def replay_command(
     finally:
         if handle is not None:
             handle.close()
+        if partial is not None and partial.exists() and not finished:
+            partial.unlink()  # a failed run leaves any earlier output as it was
+    if partial is not None and out is not None:
+        partial.replace(out)
     report = summarize(rows, task_id=task_id, agent=agent, seed=seed)
     if as_json:
         sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")

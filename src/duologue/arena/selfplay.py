@@ -72,18 +72,28 @@ class EpisodeJob:
         return _play_line(self.config, number)
 
 
+class NotSelfPlayFile(ValueError):
+    """An output file that holds something other than self-play episodes: nothing is appended to it."""
+
+
 def finished_episodes(out: Path, config: PlayConfig) -> set[int]:
-    """Episode numbers of this run already in `out` (same task, agents and run seed)."""
+    """Episode numbers of this run already in `out` (same task, agents and run seed). Raises
+    `NotSelfPlayFile` naming the line when `out` holds something `duologue play` did not write."""
     done: set[int] = set()
     if not out.exists():
         return done
     with out.open("rb") as handle:
-        for line in handle:
+        for number, line in enumerate(handle, start=1):
             try:
-                meta = orjson.loads(line).get("meta", {})
+                record = orjson.loads(line)
             except orjson.JSONDecodeError:
-                continue  # a line cut short by an interruption is played again
-            if meta.get("task_id") == config.task and meta.get("run_seed") == config.seed and list(meta.get("agents", {}).values()) == config.agents:
+                if line.endswith(b"\n"):
+                    raise NotSelfPlayFile(f"{out}:{number}: not JSON, so not a self-play episode; write the episodes to another file") from None
+                continue  # the last line, cut short by an interruption: that episode is played again
+            meta = record.get("meta") if isinstance(record, dict) else None
+            if not isinstance(meta, dict) or not isinstance(meta.get("episode"), int):
+                raise NotSelfPlayFile(f"{out}:{number}: not a self-play episode (no meta.episode); write the episodes to another file")
+            if meta.get("task_id") == config.task and meta.get("run_seed") == config.seed and isinstance(meta.get("agents"), dict) and list(meta["agents"].values()) == config.agents:
                 done.add(meta["episode"])
     return done
 
@@ -129,7 +139,8 @@ def run_selfplay(
 
 
 def drop_partial_last_line(out: Path) -> None:
-    """Cut a last line left unfinished by a killed run, so appended episodes start on a fresh line.
+    """Cut a last line left unfinished by a killed run, so appended episodes start on a fresh line;
+    a last line that is a whole record whose newline was never written keeps it and gets one.
 
     Reads backwards from the end a block at a time: the file may hold 100k episodes.
     """
@@ -137,19 +148,30 @@ def drop_partial_last_line(out: Path) -> None:
         return
     with out.open("r+b") as handle:
         end = handle.seek(0, 2)
-        position = end
+        if end == 0:
+            return
+        handle.seek(end - 1)
+        if handle.read(1) == b"\n":
+            return
+        last_starts, position = 0, end
         while position > 0:
             start = max(0, position - 65536)
             handle.seek(start)
-            block = handle.read(position - start)
-            if position == end and block.endswith(b"\n"):
-                return
-            cut = block.rfind(b"\n")
+            cut = handle.read(position - start).rfind(b"\n")
             if cut >= 0:
-                handle.truncate(start + cut + 1)
-                return
+                last_starts = start + cut + 1
+                break
             position = start
-        handle.truncate(0)
+        handle.seek(last_starts)
+        try:
+            whole = isinstance(orjson.loads(handle.read(end - last_starts)), dict)
+        except orjson.JSONDecodeError:
+            whole = False
+        if whole:
+            handle.seek(end)
+            handle.write(b"\n")
+        else:
+            handle.truncate(last_starts)
 
 
 def run_lines(out: Path, config: PlayConfig, *, before: int | None = None) -> Iterator[bytes]:

@@ -135,6 +135,10 @@ def judge_command(
         raise _fail(f"--mode {mode!r}: use one of {', '.join(MODES)}", 2)
     if out is not None and out.suffix.lower() not in (".jsonl", ".parquet"):
         raise _fail(f"--out {out}: write judged dialogues to a .jsonl or .parquet file", 2)
+    from duologue.data.outputs import output_problem
+
+    if out is not None and (problem := output_problem(out)) is not None:
+        raise _fail(f"--out {problem}", 2)  # before the model is asked anything
     wanted = _split(criteria)
     try:
         items = duo_items(criteria=wanted)

@@ -51,6 +51,12 @@ def train_policy_command(
         raise typer.Exit(2) from None
     target = out or Path(__file__).parent / "policies" / task / f"{reward}.npz"
     folder = run_dir or Path("runs") / f"{task}-{reward}"
+    from duologue.data.outputs import output_problem
+
+    problem = output_problem(target, suffixes=(".npz",)) or output_problem(folder, folder=True)
+    if problem is not None:  # before training, which would be lost
+        errors.print(f"[red]{problem}[/]")
+        raise typer.Exit(2)
     if fresh and checkpoint_path(target, folder).exists():
         checkpoint_path(target, folder).unlink()
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())

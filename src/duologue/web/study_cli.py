@@ -155,6 +155,10 @@ def payments_command(
     finally:
         storage.close()
     rows = payments(found.pay, dialogues, waited)
+    from duologue.data.outputs import output_problem
+
+    if (problem := output_problem(out, suffixes=(".csv",))) is not None:
+        raise _fail(problem)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(bulk_bonus_csv(rows), encoding="utf-8")
     total = sum(r.amount for r in rows)
