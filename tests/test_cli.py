@@ -118,6 +118,7 @@ def test_task_options_on_the_command_line(tmp_path: Path):
         ["tournament", "--task", "dealornodeal-v0", "--agents", "rule", "--agents", "rl:utility", "-n", "1"],
         ["chat", "--task", "dealornodeal-v0", "--vs", "rl:utility"],
         ["play", "--task", "casino-v0", "--agents", "hybrid:rule+rule", "--agents", "rule", "-n", "1"],
+        ["play", "--task", "casino-v0", "--agents", "modular:/no/such/corpus", "--agents", "rule", "-n", "1"],
     ],
 )
 def test_an_agent_that_cannot_play_the_task_is_refused_before_any_episode(command):
@@ -148,3 +149,25 @@ def test_output_paths_are_checked_before_the_work_and_never_end_in_a_traceback(c
         assert result.exit_code != 0 and words in result.stderr and "Traceback" not in result.output, (args, result.output)
         assert "private (only you see this)" not in result.stdout, "the game began before its output was checked"
     assert foreign.read_text() == "my own notes\n"
+
+
+def test_a_file_that_cannot_be_read_is_named_when_the_rest_are_read(tmp_path: Path, corpus_path):
+    """--skip-invalid reads what it can; a whole file it could not read is said, with why."""
+    real = corpus_path("casino/split/casino_valid.json")
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "a.json").write_bytes(real.read_bytes())
+    (folder / "b.json").write_bytes(real.read_bytes()[:5000])
+    result = run("data", "convert", "casino", str(folder), "--skip-invalid", "--out", str(tmp_path / "out.jsonl"))
+    assert result.exit_code == 0 and "left out" in result.stderr and "b.json: malformed JSON" in result.stderr
+    checked = run("data", "validate", "casino", str(folder / "b.json"))
+    assert checked.exit_code == 1 and "1 could not be read" in checked.stderr
+    replayed = run("replay", "casino", str(folder / "b.json"), "--agent", "rule")
+    assert replayed.exit_code == 2 and "b.json: malformed JSON" in replayed.stderr
+
+
+def test_training_refuses_a_partner_it_cannot_play_before_any_episode(tmp_path: Path):
+    pytest.importorskip("torch")
+    result = run("train", "policy", "--task", "casino-v0", "--episodes", "2", "--partner", "nope", "-o", str(tmp_path / "p.npz"), "--run-dir", str(tmp_path / "run"))
+    assert result.exit_code == 2 and "--partner: unknown agent" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "run").exists()

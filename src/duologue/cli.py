@@ -62,6 +62,11 @@ def reading(label: str) -> Iterator:
         yield lambda n=1: progress.advance(task, n)
 
 
+def unreadable_files(result: ReadResult) -> list[Problem]:
+    """The problems of files that could not be read at all (no record to name)."""
+    return [p for p in result.problems if p.record is None and p.file is not None]
+
+
 def load(corpus: str, path: Path, *, skip_invalid: bool, check_only: bool = False) -> ReadResult:
     """Read a corpus for a command, turning every input mistake into a clean exit.
 
@@ -82,10 +87,14 @@ def load(corpus: str, path: Path, *, skip_invalid: bool, check_only: bool = Fals
     try:
         with reading(f"reading {path.name}") as advance:
             if fmt is None:
-                return read_dialogues(path, skip_invalid=skip_invalid)
-            if check_only:
+                result = read_dialogues(path, skip_invalid=skip_invalid)
+            elif check_only:
                 return validate_corpus(fmt, path, progress=advance)
-            return read_corpus(fmt, path, skip_invalid=skip_invalid, progress=advance)
+            else:
+                result = read_corpus(fmt, path, skip_invalid=skip_invalid, progress=advance)
+        for problem in unreadable_files(result):  # a whole file left out is said, not only counted
+            errors.print(f"[yellow]left out {problem.file}: {problem.reason}[/]", highlight=False)
+        return result
     except UnknownNameError as error:
         raise fail(str(error)) from None
     except CorpusReadError as error:
@@ -179,7 +188,8 @@ def validate(
             show_problems(result.problems, title="error(s)")
         if result.warnings:
             show_problems(result.warnings, title="warning(s): rule anomalies, records still read")
-    summary = f"{result.files} file(s), {result.records} record(s): {result.records - result.invalid} valid, {result.invalid} invalid"
+    unread = len({p.file for p in unreadable_files(result)})
+    summary = f"{result.files} file(s){f' read, {unread} could not be read' if unread else ''}, {result.records} record(s): {result.records - result.invalid} valid, {result.invalid} invalid"
     if result.flagged:
         summary += f", {result.flagged} with rule anomalies ({len(result.warnings)} warning(s))"
     if result.invalid or result.problems or (strict and result.warnings):

@@ -171,7 +171,7 @@ class EchoAgent(ModularAgent):
 
 
 def _echo() -> EchoAgent:
-    agent = EchoAgent("/surely/not/here")
+    agent = EchoAgent("prior")
     agent.reset(task=None, party="0", rng=random.Random(3))  # type: ignore[arg-type]
     return agent
 

@@ -21,10 +21,11 @@ and so does this module, for any task:
    no candidate fits, the agent falls back to its own templates.
 
 Data policy: corpus utterances never ship with duologue. An agent builds its index and policy at
-start-up from a corpus path: its spec argument (`modular:/path/to/file`), else `$DUOLOGUE_DATA`,
-else `../shared/data` beside the checkout. What it builds is cached per process (self-play makes a
-new agent for every episode). Without a corpus it logs a warning once and plays with its task's
-built-in act-transition prior and templates: still legal and sensible, only less varied.
+start-up from a corpus path: its spec argument (`modular:/path/to/file`, refused when nothing is
+there), else `$DUOLOGUE_DATA`, else `../shared/data` beside the checkout. What it builds is cached
+per process (self-play makes a new agent for every episode). Without a corpus (none found, or asked
+for with `modular:prior`) it plays with its task's built-in act-transition prior and templates
+(logging a warning once when none was found): still legal and sensible, only less varied.
 
 `ModularAgent` is the generic base; a task subclasses it with its parser, its rules and how to
 fill its slots (`tasks/craigslist/modular.py`, `tasks/casino/modular.py`, `tasks/dealornodeal/modular.py`). Every reply it
@@ -91,6 +92,10 @@ def corpus_dialogues(corpus: str, path: Path) -> list[Dialogue]:
     from duologue.tasks import corpus_format
 
     return read_corpus(corpus_format(corpus), path, skip_invalid=True).dialogues
+
+
+PRIOR_ONLY = "prior"
+"""The spec argument (`modular:prior`) for a modular agent that learns from no corpus."""
 
 
 def resolve_corpus(argument: str | None, relative: str) -> Path | None:
@@ -181,13 +186,18 @@ class ModularAgent(Agent):
     """How many retrieved candidates are filled and checked before falling back to templates."""
 
     def __init__(self, corpus: str | None = None) -> None:
-        """corpus: a corpus file or folder to learn from (the spec argument of `modular:/path`)."""
-        self.corpus_argument = corpus or None
+        """corpus: a corpus file or folder to learn from (the spec argument of `modular:/path`), or
+        `prior` to learn from none and play from the built-in prior. A path that does not exist is
+        refused: silently playing from the prior would report another agent than the one asked for."""
+        self.prior_only = corpus == PRIOR_ONLY
+        self.corpus_argument = None if self.prior_only else corpus or None
+        if self.corpus_argument is not None and resolve_corpus(self.corpus_argument, "") is None:
+            raise ValueError(f"modular:{corpus}: no corpus file or folder there (modular:{PRIOR_ONLY} plays from the built-in prior)")
 
     def reset(self, task: Task, party: str, rng: random.Random) -> None:
         super().reset(task, party, rng)
-        path = resolve_corpus(self.corpus_argument, self.corpus_relative)
-        if self.corpus_argument and path is None and type(self).__qualname__ not in _WARNED:
+        path = None if self.prior_only else resolve_corpus(self.corpus_argument, self.corpus_relative)
+        if self.corpus_argument and path is None and type(self).__qualname__ not in _WARNED:  # removed since it was named
             _WARNED.add(type(self).__qualname__)
             log.warning("%s: corpus %s not found", type(self).__qualname__, self.corpus_argument)
         self.knowledge = cached_knowledge(type(self).__qualname__, path, self.build_knowledge, self.fallback_knowledge)

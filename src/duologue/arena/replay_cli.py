@@ -61,7 +61,10 @@ def replay_command(
         raise _fail(f"--out {out}: replayed dialogues are written as .jsonl")
     if out is not None and (problem := output_problem(out, suffixes=(".jsonl",))) is not None:
         raise _fail(f"--out {problem}")
-    dialogues = load(corpus, path, skip_invalid=True).dialogues[:limit]
+    read = load(corpus, path, skip_invalid=True)
+    if read.invalid:
+        errors.print(f"[yellow]{read.invalid} invalid record(s) left out (`duologue data validate {corpus} {path}` says why)[/]", highlight=False)
+    dialogues = read.dialogues[:limit]
     if not dialogues:
         raise _fail(f"{path}: no dialogues to replay")
     rows = []

@@ -49,6 +49,13 @@ def train_policy_command(
     except (UnknownNameError, ValidationError) as error:
         errors.print(f"[red]{error}[/]")
         raise typer.Exit(2) from None
+    from duologue.agents import AgentSpecError, check_agent
+
+    try:
+        check_agent(partner, tasks.make(task))  # before any episode: the partner is played from the first one
+    except (UnknownNameError, AgentSpecError) as error:
+        errors.print(f"[red]--partner: {error}[/]")
+        raise typer.Exit(2) from None
     target = out or Path(__file__).parent / "policies" / task / f"{reward}.npz"
     folder = run_dir or Path("runs") / f"{task}-{reward}"
     from duologue.data.outputs import output_problem

@@ -23,7 +23,7 @@ from duologue.tasks.casino.modular import (
 from duologue.tasks.casino.rules import ISSUES, WALK_AWAY_POINTS, points
 from duologue.tasks.casino.understanding import read
 
-NO_CORPUS = "modular:/no/such/casino/split"
+NO_CORPUS = "modular:prior"
 
 
 pytestmark = pytest.mark.usefixtures("fresh_modular_cache")
@@ -210,7 +210,7 @@ def test_issue_14_modular_deals_follow_the_needs_it_stated():
     checked = 0
     for seed in range(20):
         parties = task.party_ids
-        agent = CasinoModularAgent("/no/such/corpus")
+        agent = CasinoModularAgent("prior")
         dialogue = play_episode(task, {parties[0]: agent, parties[1]: make_agent("rule", task)}, seed=seed)
         priorities = dialogue.scenario.private[parties[0]]["priorities"]
         top = next(i for i, level in priorities.items() if level == "High")

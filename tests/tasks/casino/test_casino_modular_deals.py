@@ -13,7 +13,7 @@ from duologue.tasks.casino.modular import CHAT_ACTS, STALL_AFTER, CasinoModularA
 from duologue.tasks.casino.modular_options import balance
 from duologue.tasks.casino.rules import complement, points
 
-NO_CORPUS = "/no/such/casino/split"
+NO_CORPUS = "prior"
 
 
 pytestmark = pytest.mark.usefixtures("fresh_modular_cache")

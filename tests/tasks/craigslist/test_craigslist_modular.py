@@ -23,7 +23,7 @@ from duologue.tasks.craigslist.modular import (
 )
 from duologue.tasks.craigslist.task import CraigslistTask, scenario_from_listing
 
-NO_CORPUS = "modular:/no/such/corpus.json"
+NO_CORPUS = "modular:prior"
 
 
 pytestmark = pytest.mark.usefixtures("fresh_modular_cache")
@@ -77,7 +77,9 @@ def test_modular_is_a_registered_agent_kind():
     task = make("craigslist-v0")
     agent = make_agent("modular", task)
     assert isinstance(agent, CraigslistModularAgent) and agent.name == "modular"
-    assert make_agent(NO_CORPUS, task).corpus_argument == "/no/such/corpus.json"
+    assert make_agent(NO_CORPUS, task).prior_only and make_agent(NO_CORPUS, task).corpus_argument is None
+    with pytest.raises(ValueError, match="no corpus file or folder there"):
+        make_agent("modular:/no/such/corpus.json", task)  # a path that is not there is not the prior in disguise
 
 
 def test_without_a_corpus_it_warns_and_plays_legal_games_within_its_limits(caplog):

@@ -11,7 +11,7 @@ from duologue.tasks.craigslist.modular import CraigslistModularAgent
 from duologue.tasks.craigslist.modular_options import OPTIONS
 from duologue.tasks.craigslist.task import CraigslistTask
 
-NO_CORPUS = "/no/such/corpus.json"
+NO_CORPUS = "prior"
 
 
 pytestmark = pytest.mark.usefixtures("fresh_modular_cache")

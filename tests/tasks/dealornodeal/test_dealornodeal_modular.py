@@ -19,7 +19,7 @@ from duologue.tasks.dealornodeal.rules import ITEMS, complement, value
 from duologue.tasks.dealornodeal.task import ChooseEvent
 from duologue.tasks.dealornodeal.understanding import read
 
-NO_CORPUS = "modular:/no/such/dealornodeal/val.txt"
+NO_CORPUS = "modular:prior"
 POOL = {"book": 3, "hat": 1, "ball": 2}
 
 
