@@ -156,3 +156,18 @@ def test_a_policy_trained_before_a_decision_point_existed_plays_the_usual_varian
         seat = task.party_ids[number % 2]
         play_episode(task, {seat: Watching("test", policy=policy), task.other(seat): make_agent("rule", task)}, seed=200 + number)
     assert chosen_there and set(chosen_there) == {"deal"}
+
+
+def test_a_file_that_is_not_a_policy_is_named_and_never_unpickled(tmp_path):
+    import numpy as np
+
+    from duologue.agents.rl import load_policy
+
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip")
+    pickled = tmp_path / "pickled.npz"
+    np.savez(pickled, weights=np.array([{"x": 1}], dtype=object), meta=np.array([{"task": "casino-v0"}], dtype=object))
+    for path in (junk, pickled):
+        with pytest.raises(ValueError, match="not a policy file written by `duologue train policy`") as refused:
+            load_policy(path)
+        assert "allow_pickle" not in str(refused.value)

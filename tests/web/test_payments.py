@@ -119,6 +119,19 @@ def test_cli_refuses_an_unknown_study_and_a_study_without_pay(tmp_path):
     assert nopay.exit_code == 2 and "no `pay` settings" in nopay.output
 
 
+def test_cli_refuses_a_database_that_is_not_there_rather_than_making_an_empty_one(tmp_path):
+    """A mistyped --db would report 0 codes and 0 payments from a fresh database, and leave it behind."""
+    from duologue.web.storage import Storage
+
+    Storage(f"sqlite:///{tmp_path / 'real.db'}")
+    runner = CliRunner()
+    for command in (["study", "codes", "casino"], ["study", "codes", "casino", "--check", "AAAA-BBBB"]):
+        missing = runner.invoke(cli, [*command, "--db", f"sqlite:///{tmp_path / 'typo.db'}"])
+        assert missing.exit_code == 2 and "no platform database at" in missing.output, missing.output
+        assert not (tmp_path / "typo.db").exists()
+    assert runner.invoke(cli, ["study", "codes", "casino", "--db", f"sqlite:///{tmp_path / 'real.db'}"]).exit_code == 0
+
+
 def test_a_dialogue_below_min_messages_earns_no_code_and_the_person_may_play_again(make_client):
     from web.webtest_helpers import join_lobby, play_to_the_end
 

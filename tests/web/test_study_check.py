@@ -100,3 +100,12 @@ def test_the_admin_page_names_no_server_file_for_anyone_with_a_link_to_read(clie
         assert client.get("/protocol/fine/consent?participant=x").status_code == 404
     shipped = client.post("/admin/studies", data={"text": GOOD + "protocol: {consent: task:consent}\n"}, headers={"X-Admin-Token": ADMIN}, follow_redirects=False)
     assert shipped.status_code == 303 and "fine" in client.app.state.platform.studies
+
+
+def test_a_study_file_that_is_not_text_is_refused_with_why(tmp_path):
+    from duologue.web.study import load_studies
+
+    binary = tmp_path / "study.yaml"
+    binary.write_bytes(bytes(range(256)) * 8)
+    with pytest.raises(StudyError, match="not a text file"):
+        load_studies(binary)

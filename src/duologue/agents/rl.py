@@ -69,7 +69,10 @@ def load_policy(path: Path) -> CoarsePolicy:
     """A policy file, read once per process (self-play makes an agent per episode)."""
     key = (str(Path(path).resolve()), Path(path).stat().st_mtime)
     if key not in _LOADED:
-        _LOADED[key] = CoarsePolicy.load(path)
+        try:
+            _LOADED[key] = CoarsePolicy.load(path)
+        except (ValueError, KeyError, OSError, EOFError) as error:  # numpy's own words would suggest unpickling it: never
+            raise ValueError(f"{path}: not a policy file written by `duologue train policy` ({type(error).__name__})") from None
     return _LOADED[key]
 
 

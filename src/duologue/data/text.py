@@ -117,7 +117,11 @@ def _english() -> Tokenizer:
 
     def split(text: str) -> list[str]:
         lowered = text.lower()
-        return [token for sentence in sentences.tokenize(lowered) for token in words.tokenize(sentence)]
+        try:
+            return [token for sentence in sentences.tokenize(lowered) for token in words.tokenize(sentence)]
+        except TimeoutError:  # Punkt's regular expressions give up on a text of tens of megabytes
+            logger.warning("a text of %d characters is too long for the English tokeniser; counted with the regex rule", len(text))
+            return _FALLBACK_PATTERN.findall(lowered)
 
     return Tokenizer(
         "en",

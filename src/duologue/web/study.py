@@ -212,6 +212,8 @@ def load_studies(path: Path) -> list[Study]:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
         raise StudyError(f"{path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise StudyError(f"{path}: not a text file (byte {error.start} is not UTF-8); a study is written in YAML") from None
     except yaml.YAMLError as error:
         raise StudyError(f"{path}: not valid YAML: {error}") from None
     return parse_studies(data, source=str(path))

@@ -55,8 +55,17 @@ def _platform(db: str | None):
     from duologue.web.settings import Settings
     from duologue.web.storage import Storage
 
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     overrides: dict[str, Any] = {"database_url": db} if db else {}
     settings = Settings(**overrides)
+    try:
+        url = make_url(settings.database_url)
+    except ArgumentError as error:
+        raise _fail(f"--db {settings.database_url}: {error}") from None
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:") and not Path(str(url.database)).is_file():
+        raise _fail(f"no platform database at {url.database}: give --db the URL `duologue serve` used")  # reading, not making one
     try:
         storage = Storage(settings.database_url)
     except Exception as error:  # noqa: BLE001 - a URL that does not work, a driver that is missing
@@ -184,8 +193,13 @@ def pilot_command(
         found = found.model_copy(update={"bot_wait_seconds": bot_wait})
     if not Path(chromium).exists():
         raise _fail(f"{chromium}: no such browser")
+    from playwright.sync_api import Error as BrowserError
+
     with console.status(f"piloting {found.id} with {n} participant(s)"):
-        results, dialogues = pilot(found, n, pairs=pairs, chromium=chromium)
+        try:
+            results, dialogues = pilot(found, n, pairs=pairs, chromium=chromium)
+        except BrowserError as error:  # a file that is not a browser, or one that will not start here
+            raise _fail(f"--chromium {chromium}: the browser did not start: {str(error).splitlines()[0]}") from None
     table = Table(title=f"pilot of {found.id}: {sum(r.error is None for r in results)}/{len(results)} reached a code, {len(dialogues)} dialogue(s)")
     for column in ("participant", "pages seen", "partner", "moves", "outcome", "code", "seconds", "error"):
         table.add_column(column, overflow="fold")

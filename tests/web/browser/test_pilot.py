@@ -92,3 +92,10 @@ def test_a_piloted_casino_collection_exports_valid_records_filled_by_the_person(
         expected = min(1.0, 0.05 * dialogue.outcome.scores[person.id])
         assert float(rows.get(person.participant_id, 0)) == pytest.approx(round(expected, 2))
     assert results[0].redirect == f"https://app.prolific.com/submissions/complete?cc={results[0].code}"
+
+
+def test_a_chromium_that_is_not_a_browser_is_a_message_not_a_traceback(tmp_path):
+    fake = tmp_path / "chromium"
+    fake.write_text("not a browser\n")
+    result = CliRunner().invoke(cli, ["pilot", "casino", "-n", "1", "--chromium", str(fake)])
+    assert result.exit_code == 2 and "did not start" in result.output and "Traceback" not in result.output
