@@ -171,3 +171,24 @@ def test_training_refuses_a_partner_it_cannot_play_before_any_episode(tmp_path: 
     result = run("train", "policy", "--task", "casino-v0", "--episodes", "2", "--partner", "nope", "-o", str(tmp_path / "p.npz"), "--run-dir", str(tmp_path / "run"))
     assert result.exit_code == 2 and "--partner: unknown agent" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    "command, words",
+    [
+        (["tournament", "--task", "casino-v0", "--agents", "rule,random", "-n", "1", "--max-turns", "0"], "max_turns must be"),
+        (["analyze", "dialogues", "FIXTURE", "--corpus", "casino", "--report", "x.txt"], "write a .html or .htm file"),
+        (["train", "policy", "--task", "casino-v0", "--episodes", "0", "--lr", "-1"], "--lr: Input should be greater than 0"),
+    ],
+)
+def test_options_are_checked_before_the_work(command, words, fixtures):
+    if command[0] == "train":
+        pytest.importorskip("torch")
+    command = [str(fixtures / "casino" / "casino_sample.json") if part == "FIXTURE" else part for part in command]
+    result = run(*command)
+    assert result.exit_code != 0 and words in result.output and "Traceback" not in result.output and "errors.pydantic.dev" not in result.output, result.output
+
+
+def test_a_field_named_twice_in_by_groups_once(fixtures):
+    result = run("analyze", "dialogues", str(fixtures / "casino" / "casino_sample.json"), "--corpus", "casino", "--by", "task,task", "--bootstrap", "0")
+    assert result.exit_code == 0, result.output

@@ -50,7 +50,7 @@ def tournament_command(
     from duologue.arena.ratings import leaderboard_table
     from duologue.arena.tournament import check_agents, episodes_done, pairing_table, pairings, run_tournament, total_episodes
     from duologue.llm.settings import LLMConfigError, LLMError
-    from duologue.tasks import UnknownNameError
+    from duologue.tasks import UnknownNameError, make
 
     specs = list(dict.fromkeys(split_agent_specs(agents, ctx.args)))  # a pairing of a spec with itself says nothing
     if output_format not in ("table", "json"):
@@ -77,6 +77,10 @@ def tournament_command(
         if _report_builder() is None:
             raise _fail("--report needs duologue.evaluation.report (the HTML report builder), which this installation does not have")
     options = {} if max_turns is None else {"max_turns": max_turns}
+    try:
+        make(task, **options)  # before any game: a bad option fails the first one otherwise
+    except (ValueError, TypeError) as error:
+        raise _fail(str(error)) from None
     total = total_episodes(specs, episodes=episodes, llm_episodes=llm_episodes)
     try:
         already = episodes_done(out, task, specs, episodes=episodes, seed=seed, llm_episodes=llm_episodes, options=options)

@@ -42,9 +42,19 @@ SkipOption = Annotated[bool, typer.Option(help="Analyse the valid records and co
 
 
 def _split_by(by: str | None, default: Sequence[str]) -> list[str]:
+    """The fields of `--by`, each once in the order given ("task,task" groups by task)."""
     if by is None:
         return list(default)
-    return [part.strip() for part in by.split(",") if part.strip()]
+    return list(dict.fromkeys(part.strip() for part in by.split(",") if part.strip()))
+
+
+def _check_report(report: Path | None) -> None:
+    """Refuse a report path before the analysis it would come after."""
+    from duologue.cli import fail
+    from duologue.data.outputs import output_problem
+
+    if report is not None and (problem := output_problem(report, suffixes=(".html", ".htm"))) is not None:
+        raise fail(problem, code=1)
 
 
 def _read(corpus: str, path: Path, skip_invalid: bool):
@@ -162,6 +172,7 @@ def _task_command(spec: "TaskSpec") -> click.Command:
     ) -> None:
         from duologue.data.stats import stats_tables
 
+        _check_report(report)
         dialogues = _read(corpus, path, skip_invalid)
         grouping = None if by is None else _split_by(by, [])
         analysis = _analyse(corpus, lambda: analyze(dialogues, by=grouping, bootstrap=bootstrap, seed=seed))
@@ -194,6 +205,7 @@ def dialogues_command(
     from duologue.data.stats import stats_tables
     from duologue.evaluation.analyses import analyze_dialogues, dialogues_report
 
+    _check_report(report)
     dialogues = _read(corpus or OWN, path, skip_invalid)
     grouping = _split_by(by, []) if by is not None else None
     analysis = _analyse("dialogues", lambda: analyze_dialogues(dialogues, by=grouping, bootstrap=bootstrap, seed=seed))

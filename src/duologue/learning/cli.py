@@ -46,8 +46,11 @@ def train_policy_command(
     try:
         tasks.spec(task)
         config = TrainConfig(task=task, reward=reward, episodes=episodes, partner=partner, seed=seed, batch=batch, lr=lr, backend=backend, workers=workers, address=address, turns=turns, baseline=baseline)  # type: ignore[arg-type]
-    except (UnknownNameError, ValidationError) as error:
+    except UnknownNameError as error:
         errors.print(f"[red]{error}[/]")
+        raise typer.Exit(2) from None
+    except ValidationError as error:  # said per option, without pydantic's links
+        errors.print("[red]" + "; ".join(f"--{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()) + "[/]")
         raise typer.Exit(2) from None
     from duologue.agents import AgentSpecError, check_agent
 

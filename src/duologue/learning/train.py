@@ -39,7 +39,7 @@ class TrainConfig(Model):
     base: str = "modular"
     seed: int = 0
     batch: int = Field(20, ge=2)
-    lr: float = 0.1
+    lr: float = Field(0.1, gt=0, allow_inf_nan=False)
     l2: float = 1e-3
     backend: Literal["local", "ray"] = "local"
     workers: int = Field(1, ge=1)
