@@ -157,3 +157,14 @@ def test_data_commands_on_the_validation_split(corpus_path, val_records, tmp_pat
 def test_data_commands_read_the_native_text_file(corpus_path):
     result = runner.invoke(app, ["data", "validate", "dealornodeal", str(corpus_path("dealornodeal/val.txt"))])
     assert result.exit_code == 0 and "562 valid" in result.output
+
+
+def test_a_context_file_is_told_apart_from_a_corpus_and_pointed_to_its_use(fixtures):
+    """selfplay.txt holds scenarios, not dialogues: validating it says so and how it is used."""
+    from duologue.tasks.dealornodeal.corpus import LineError, parse_line
+
+    context = (fixtures / "dealornodeal" / "contexts.txt").read_text().splitlines()[0]
+    with pytest.raises(LineError, match="a scenario context .* -O contexts=PATH"):
+        parse_line(context)
+    with pytest.raises(LineError, match="not a perspective line"):
+        parse_line("hello there")

@@ -63,9 +63,15 @@ class LineError(ValueError):
         super().__init__(reason)
 
 
+_CONTEXT = re.compile(r"\d+(\s+\d+){5}")
+"""A line of a context file (`selfplay.txt`): count and value of each of the three items."""
+
+
 def parse_line(line: str, path: str = "$") -> dict[str, Any]:
     """One perspective line, read: inputs, turns, who selected, output. Raises `LineError`."""
     match = LINE.fullmatch(line)
+    if match is None and _CONTEXT.fullmatch(line.strip()):
+        raise LineError(path, "a scenario context (`c0 v0 c1 v1 c2 v2`, as in selfplay.txt), not a dialogue: play on such a file with `duologue play -t dealornodeal-v0 -O contexts=PATH`")
     if match is None:
         raise LineError(path, "not a perspective line (`<input> ... </input> <dialogue> ... </dialogue> <output> ... </output> <partner_input> ... </partner_input>`)")
     mine, partner = (_numbers(match[key], f"{path}.{key}") for key in ("input", "partner"))
