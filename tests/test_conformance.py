@@ -70,6 +70,52 @@ class WrongClosingMove(DealOrNoDealTask):
         return [Choose(mine=dict(c.mine), theirs=dict(c.theirs)) for p, c in self.chosen.items() if p != party and party not in self.chosen]
 
 
+class LeakyItems(CoinSplit):
+    """Shows the partner's lucky word in the rows beside the chat (a slip in `items`, not `observe`)."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "leaky-items-v0"})
+
+    def items(self, observation):
+        return [{"lucky": self.scenario.private[self.other(observation.party)]["lucky"]}]
+
+
+class NarrowSchema(CoinSplit):
+    """Its schema admits offers up to 5, its rules and random play up to 10: people could never ask for 6."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "narrow-schema-v0"})
+
+    def move_schema(self, party, kind):
+        if kind == "offer":
+            return moves.move(kind, {"price": {"type": "integer", "minimum": 0, "maximum": 5}})
+        return super().move_schema(party, kind)
+
+
+class RaisingJudge(CoinSplit):
+    spec = CoinSplit.spec.model_copy(update={"id": "raising-judge-v0"})
+
+    def judge(self, dialogue):
+        raise KeyError("2")
+
+
+class EndlessTurns(CoinSplit):
+    spec = CoinSplit.spec.model_copy(update={"id": "endless-v0"})
+    default_max_turns = 10**9
+
+
+@pytest.mark.parametrize(
+    "variant, words",
+    [
+        (LeakyItems, "private value"),
+        (NarrowSchema, "which action_schema does not admit"),
+        (RaisingJudge, "the episode checks crashed: KeyError"),
+        (EndlessTurns, "max_turns is 1000000000"),
+    ],
+)
+def test_checker_catches_what_a_first_plugin_gets_wrong_and_names_it(registered, variant, words):
+    with pytest.raises(ConformanceError, match=words):
+        check_task(registered(variant), episodes=10)
+
+
 @pytest.fixture
 def registered():
     added: list[str] = []

@@ -14,12 +14,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from duologue.cli import app
 from duologue.core.schema import Dialogue
 from duologue.tasks import TASKS, register, spec
 from duologue.testing import check_task
 
 PLUGINS = Path(__file__).parent / "plugins"
+runner = CliRunner()
 
 
 @pytest.fixture
@@ -81,3 +84,50 @@ def test_a_broken_entry_point_does_not_take_the_built_in_tasks_down(tmp_path: Pa
     (tmp_path / "handshake-0.1.dist-info" / "entry_points.txt").write_text("[duologue.tasks]\nbroken-v0 = no_such_module:Nothing\n", encoding="utf-8")
     played = duologue("play", "--task", "casino-v0", "--agents", "random", "--agents", "random", "-n", "1", "-o", str(tmp_path / "p.jsonl"), env=env)
     assert played.returncode == 0, played.stderr
+
+
+def test_a_plugins_move_may_not_take_a_built_in_kind_even_under_the_same_class_name():
+    """A plug-in's own `Offer` with kind "offer" would replace CraigslistBargain's in every reader."""
+    from typing import Literal
+
+    from duologue.core import actions
+    from duologue.core.schema import EventBase
+
+    class Offer(actions.Action):
+        kind: Literal["offer"] = "offer"
+        hands: int = 0
+
+    class OfferEvent(EventBase):
+        kind: Literal["offer"] = "offer"
+
+    with pytest.raises(ValueError, match="move kind 'offer' is already duologue.core.actions.Offer"):
+        actions.register_move(Offer, OfferEvent)
+    assert actions.BY_KIND["offer"] is actions.Offer
+
+
+def test_a_broken_plugin_is_named_and_left_out_while_the_built_in_tasks_go_on(monkeypatch):
+    from duologue import tasks
+    from duologue.web.study import default_studies
+
+    monkeypatch.setitem(tasks.TASKS, "broken-v0", "no_such_module_for_duologue:Task")
+    monkeypatch.setitem(tasks.TASKS, "renamed-v0", "toy_task:CoinSplit")  # its spec says coins-v0
+    for task_id, words in (("broken-v0", "no_such_module_for_duologue"), ("renamed-v0", "its spec's id is 'coins-v0'")):
+        with pytest.raises(tasks.LoadError, match=f"task {task_id} .* cannot be loaded: .*{words}"):
+            tasks.make(task_id)
+    assert "broken-v0" not in tasks.loadable_task_ids() and "casino-v0" in tasks.loadable_task_ids()
+    studies = {s.task for s in default_studies()}
+    assert "casino-v0" in studies and "broken-v0" not in studies
+    listed = runner.invoke(app, ["tasks"], env={"COLUMNS": "300"})
+    assert listed.exit_code == 0 and "cannot be loaded" in listed.output and "casino-v0" in listed.output
+    played = runner.invoke(app, ["play", "--task", "broken-v0", "--agents", "random", "-n", "1"])
+    assert played.exit_code == 2 and "cannot be loaded" in played.output and "Traceback" not in played.output
+
+
+def test_a_newer_version_of_a_task_gets_its_own_default_study(monkeypatch):
+    from duologue import tasks
+    from duologue.web.study import default_studies
+
+    monkeypatch.setitem(tasks.TASKS, "coins-v0", "toy_task:CoinSplit")
+    monkeypatch.setitem(tasks.TASKS, "coins-v1", "toy_task:CoinSplitV1")
+    ids = {s.task: s.id for s in default_studies()}
+    assert ids["coins-v0"] == "coins" and ids["coins-v1"] == "coins-v1" and ids["casino-v0"] == "casino"

@@ -75,3 +75,9 @@ class CoinSplit(Task):
         if kind == "say":
             return actions.Say(text=rng.choice(["hi", "give me more", "fair?"]))
         return actions.BY_KIND[kind]()
+
+
+class CoinSplitV1(CoinSplit):
+    """The same game under a newer version (a second registered version of one task)."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "coins-v1"})

@@ -276,21 +276,24 @@ def export_hf(
 @app.command("tasks")
 def list_tasks() -> None:
     """List the registered tasks and the agents each can use."""
+    from rich.text import Text
+
     from duologue.agents import agent_kinds
-    from duologue.tasks import make, task_ids
+    from duologue.tasks import make, spec as spec_of, task_ids
 
     table = Table(title="tasks")
     for column in ("id", "title", "kind", "parties", "corpus", "agents"):
         table.add_column(column)
     for task_id in task_ids():
         try:
+            spec = spec_of(task_id)
             task = make(task_id)
         except Exception as error:  # noqa: BLE001 - a broken plug-in is listed with its error, not fatal
-            table.add_row(task_id, f"[red]cannot be loaded: {error}[/]", "", "", "", "")
+            table.add_row(Text(task_id), Text(f"cannot be loaded: {error}", style="red"), "", "", "", "")
             continue
-        spec = task.spec
         parties = " / ".join(f"{p} ({r})" for p, r in zip(spec.parties, spec.roles, strict=True)) if len(spec.roles) == 2 else " / ".join(spec.parties)
-        table.add_row(task_id, spec.title, spec.kind, parties, spec.corpus or "", ", ".join(agent_kinds(task)))
+        cells = (task_id, spec.title, spec.kind, parties, spec.corpus or "", ", ".join(agent_kinds(task)))
+        table.add_row(*(Text(cell) for cell in cells))  # a plug-in's words shown as written, never read as markup
     console.print(table)
 
 

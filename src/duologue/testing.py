@@ -27,11 +27,15 @@ from duologue.core.task import IllegalAction, Observation, Task
 from duologue.data.compare import record_differences
 from duologue.data.formats import errors_of
 from duologue.core.spec import TaskSpec
-from duologue.tasks import corpus_format, make, task_class
+from duologue.tasks import corpus_format, corpus_names, make, task_class
 
 
 class ConformanceError(AssertionError):
     """A task broke one or more of the contracts; the message lists each failure."""
+
+
+MAX_CHECKED_TURNS = 1000
+"""The longest episode the checker plays to the end (a bound for a task's `max_turns`)."""
 
 
 def check_task(task_id: str, *, episodes: int = 20, seed: int = 0, **options: Any) -> None:
@@ -41,7 +45,8 @@ def check_task(task_id: str, *, episodes: int = 20, seed: int = 0, **options: An
         raise ConformanceError(f"{task_id} fails {len(failures)} check(s):\n" + "\n".join(f"  - {f}" for f in failures))
     for episode in range(episodes):
         episode_seed = seed + episode
-        failures += [f"seed {episode_seed}: {f}" for f in _check_episode(task_id, episode_seed, options)]
+        found = _guarded("the episode checks", lambda s=episode_seed: _check_episode(task_id, s, options))  # type: ignore[misc]
+        failures += [f"seed {episode_seed}: {f}" for f in found]
         if len(failures) > 20:
             break
     failures += _check_illegal_moves(make(task_id, **options), seed)
@@ -76,6 +81,10 @@ def _check_spec(task_id: str, options: dict[str, Any]) -> list[str]:
         return [*failures, f"make({task_id!r}) failed: {type(error).__name__}: {error}"]
     if tuple(task.party_ids) != tuple(spec.parties):
         failures.append(f"party_ids {task.party_ids} differ from the spec's parties {spec.parties}")
+    if not isinstance(task.max_turns, int) or not 1 <= task.max_turns <= MAX_CHECKED_TURNS:
+        failures.append(f"max_turns is {task.max_turns!r}: random episodes are played to the end, so give a whole number up to {MAX_CHECKED_TURNS} (check_task(..., max_turns=N) for a long task)")
+    if spec.corpus is not None and spec.corpus not in corpus_names():
+        failures.append(f"the spec's corpus {spec.corpus!r} is not a registered corpus format ({', '.join(corpus_names())})")
     try:
         importlib.import_module(spec.resources)
     except ImportError as error:
@@ -120,8 +129,12 @@ def _check_privacy_while_playing(task: Task, seed: int) -> list[str]:
         unfit = _unfit_closing_move(task, mover)
         if unfit:
             return [unfit]
+        move = task.sample_action(mover, rng)
+        unschemed = moves.validate(task.action_schema(mover), move.model_dump(mode="json"))
+        if unschemed is not None:  # bots could make it, people and LLMs (who move by the schema) never
+            return [f"sample_action gave {move.model_dump(mode='json')}, which action_schema does not admit: {unschemed}"]
         try:
-            task.step(task.sample_action(mover, rng), mover)
+            task.step(move, mover)
         except IllegalAction as error:
             return [f"sample_action gave an illegal move: {error}"]
     if not task.done:
@@ -166,6 +179,7 @@ def _leaks(task: Task, observation: Observation) -> Any:
     secrets = {str(v) for v in _leaves(task.scenario.private.get(other, {}))} - known
     secrets = {s for s in secrets if len(s) >= 3 and s not in revealed_by_other}
     shown = observation.model_copy(update={"transcript": [e for e in observation.transcript if e.party != other]}).model_dump_json()
+    shown += json.dumps(task.items(observation), default=str)  # the rows a page shows beside the chat
     for secret in sorted(secrets):
         if secret in shown:
             return secret
@@ -270,8 +284,10 @@ def _example_action(kind: str) -> actions.Action:
 
 
 def _shown(task: Task, party: str) -> str:
-    """Everything the task gives `party` now: its observation and its action schema."""
-    return task.observe(party).model_dump_json() + json.dumps(task.action_schema(party), sort_keys=True, default=str)
+    """Everything the task gives `party` now: its observation, the rows shown beside it, its action schema."""
+    observation = task.observe(party)
+    given = [task.items(observation), task.action_schema(party)]
+    return observation.model_dump_json() + json.dumps(given, sort_keys=True, default=str)
 
 
 def _perturbed(value: Any, keep: set[str]) -> Any:

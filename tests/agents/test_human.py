@@ -107,3 +107,17 @@ def test_leave_ends_any_task_even_where_quitting_is_not_a_move():
     person, _ = scripted(["/quit"])
     with pytest.raises(LeftGame):
         play_episode(task, {"user": person, "bot": make_agent("rule", task)}, seed=1)
+
+
+def test_brackets_in_what_people_write_are_shown_as_written_never_read_as_markup():
+    """A message such as "[laughs] ok [/]" (corpora and people write them) once crashed the
+    terminal or lost its words: every text the terminal shows is printed literally."""
+    task = make("openchat-wow-v0")
+    task.reset(seed=1)
+    speaker = task.to_move
+    person, out = scripted([])
+    person.reset(task, task.other(speaker), random.Random(0))
+    task.step(actions.Say(text="[laughs] ok [/] [bold]not bold[/bold] [between 0/10]"), speaker)
+    person.show_new_events(task.observe(task.other(speaker)))
+    shown = out.getvalue()
+    assert "[laughs] ok [/] [bold]not bold[/bold] [between 0/10]" in shown

@@ -15,6 +15,7 @@ import shlex
 from typing import Any, Callable
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from duologue.core import actions, moves
@@ -230,20 +231,20 @@ def parse_command(text: str, schema: moves.Schema) -> actions.Action:
 
 def render_view(observation: Observation, console: Console) -> None:
     """Show a party its role, the public scenario and its private view as tables."""
-    console.rule(f"{observation.task}: you are {observation.party}" + (f" ({observation.role})" if observation.role else ""))
+    console.rule(escape(f"{observation.task}: you are {observation.party}" + (f" ({observation.role})" if observation.role else "")))
     for title, view in (("public", observation.public), ("private (only you see this)", observation.private)):
         for key, value in view.items():
             if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-                table = Table(title=f"{key} [{title}]", title_justify="left")
+                table = Table(title=escape(f"{key} [{title}]"), title_justify="left")
                 table.add_column("#", justify="right")
                 columns = list(value[0])
                 for column in columns:
-                    table.add_column(str(column))
+                    table.add_column(escape(str(column)))
                 for number, row in enumerate(value, start=1):
-                    table.add_row(str(number), *(str(row.get(c, "")) for c in columns))
+                    table.add_row(str(number), *(escape(str(row.get(c, ""))) for c in columns))
                 console.print(table)
             else:
-                console.print(f"[bold]{key}[/] [dim]({title})[/]: {value}")
+                console.print(f"[bold]{escape(str(key))}[/] [dim]({title})[/]: {escape(str(value))}")
 
 
 class TerminalAgent(Agent):
@@ -263,35 +264,35 @@ class TerminalAgent(Agent):
         if not self.introduced:
             self.introduced = True
             render_view(observation, self.console)
-            self.console.print(f"[dim]{help_text(schema)}[/]")
+            self.console.print(f"[dim]{escape(help_text(schema))}[/]")
         self.show_new_events(observation)
         while True:
             text = self.read(f"[{', '.join(moves.kinds(schema))}] > ")
             command = text.strip().lower()
             if command == "/help":
-                self.console.print(help_text(schema))
+                self.console.print(escape(help_text(schema)))
                 continue
             if command == "/leave" or (command == "/quit" and moves.option(schema, "quit") is None):
                 raise LeftGame("left the game")
             try:
                 return parse_command(text, schema)
             except ValueError as error:
-                self.console.print(f"[red]{error}[/]")
+                self.console.print(f"[red]{escape(str(error))}[/]")
 
     def show_new_events(self, observation: Observation) -> None:
         for event in observation.transcript[self.shown :]:
             who = "you" if event.party == self.party else (event.party or "system")
             if isinstance(event, Message):
-                self.console.print(f"[bold]{who}:[/] {event.text}")
+                self.console.print(f"[bold]{escape(who)}:[/] {escape(event.text)}")  # people and corpora write [brackets]
             elif isinstance(event, SystemNote):
-                self.console.print(f"[yellow]({event.name})[/]")
+                self.console.print(f"[yellow]({escape(event.name)})[/]")
             else:
                 # fields a task hides from this party (a private choice) arrive as null: not shown
                 detail = {k: v for k, v in event.model_dump(exclude={"party", "time", "extra", "kind"}).items() if v is not None}
-                self.console.print(f"[cyan]{who}: {event.kind}[/] {detail if detail else ''}")
+                self.console.print(f"[cyan]{escape(f'{who}: {event.kind}')}[/] {escape(str(detail)) if detail else ''}")
         self.shown = len(observation.transcript)
         for note in observation.feedback:
-            self.console.print(f"[yellow]{note}[/]")
+            self.console.print(f"[yellow]{escape(str(note))}[/]")
 
     def on_illegal(self, error: IllegalAction) -> None:
-        self.console.print(f"[red]not allowed: {error.reason}[/]")
+        self.console.print(f"[red]not allowed: {escape(error.reason)}[/]")

@@ -50,7 +50,7 @@ def tournament_command(
     from duologue.arena.ratings import leaderboard_table
     from duologue.arena.tournament import check_agents, episodes_done, pairing_table, pairings, run_tournament, total_episodes
     from duologue.llm.settings import LLMConfigError, LLMError
-    from duologue.tasks import UnknownNameError, make
+    from duologue.tasks import LoadError, UnknownNameError, make
 
     specs = list(dict.fromkeys(split_agent_specs(agents, ctx.args)))  # a pairing of a spec with itself says nothing
     if output_format not in ("table", "json"):
@@ -63,7 +63,7 @@ def tournament_command(
         raise _fail(f"a tournament needs at least two different agent specs, got {specs}")
     try:
         check_agents(task, specs)
-    except (UnknownNameError, LLMConfigError, AgentSpecError) as error:
+    except (UnknownNameError, LLMConfigError, AgentSpecError, LoadError) as error:
         raise _fail(str(error)) from None
     if out is not None and out.exists() and not out.is_dir():
         raise _fail(f"--out {out}: is a file; the tournament writes one .jsonl per pairing into a folder")

@@ -127,7 +127,7 @@ def register_move(action: type[Action], event: type[schema.EventBase]) -> type[A
     """
     kind = _kind_of(action)
     known = BY_KIND.get(kind)
-    if known is not None and known.__qualname__ != action.__qualname__:
+    if known is not None and (known.__module__, known.__qualname__) != (action.__module__, action.__qualname__):  # the same class read twice is fine
         raise ValueError(f"move kind {kind!r} is already {known.__module__}.{known.__qualname__}")
     schema.register_event(event)
     BY_KIND[kind] = action

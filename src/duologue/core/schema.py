@@ -174,7 +174,7 @@ def register_event(cls: type[EventBase]) -> type[EventBase]:
     if not isinstance(kind, str) or not kind:
         raise TypeError(f"{cls.__name__} needs a `kind` field with a string default to be an event")
     known = EVENT_CLASSES.get(kind)
-    if known is not None and known is not cls and known.__qualname__ != cls.__qualname__:
+    if known is not None and known is not cls and (known.__module__, known.__qualname__) != (cls.__module__, cls.__qualname__):
         raise ValueError(f"event kind {kind!r} is already {known.__module__}.{known.__qualname__}")
     EVENT_CLASSES[kind] = cls
     return cls

@@ -157,8 +157,12 @@ def _task_command(spec: "TaskSpec") -> click.Command:
     from duologue.tasks import load_class
 
     corpus = spec.corpus or ""
-    analyze = load_class(spec.analysis)
-    summary = (analyze.__doc__ or f"The {spec.title} corpus's own analysis.").strip().split("\n\n")[0]
+    try:
+        analyze = load_class(spec.analysis)
+        broken = None
+    except (ImportError, AttributeError) as error:  # a plug-in's analysis that does not load: this command says so, the others work
+        analyze, broken = None, f"the analysis of {spec.id} ({spec.analysis}) cannot be loaded: {type(error).__name__}: {error}"
+    summary = broken or (analyze.__doc__ or f"The {spec.title} corpus's own analysis.").strip().split("\n\n")[0]
 
     def command(
         path: PathArg,
@@ -170,8 +174,11 @@ def _task_command(spec: "TaskSpec") -> click.Command:
         seed: SeedOption = 0,
         skip_invalid: SkipOption = False,
     ) -> None:
+        from duologue.cli import fail
         from duologue.data.stats import stats_tables
 
+        if broken is not None:
+            raise fail(broken)
         _check_report(report)
         dialogues = _read(corpus, path, skip_invalid)
         grouping = None if by is None else _split_by(by, [])

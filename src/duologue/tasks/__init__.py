@@ -123,13 +123,21 @@ def register(task: "type[Task] | str", *, id: str | None = None, corpus: "tuple[
     return task_id
 
 
+class LoadError(ValueError):
+    """A registered name whose code cannot be loaded (an import error in a plug-in, a class that is
+    not there, a task without a spec): the message names the entry and what went wrong."""
+
+
 def _registered(registry: dict[str, Any], name: str, what: str) -> Any:
     load_plugins()
     try:
         target = registry[name]
     except KeyError:
         raise did_you_mean(name, list(registry), what) from None
-    return load_class(target)
+    try:
+        return load_class(target)
+    except (ImportError, AttributeError, ValueError, TypeError) as error:  # the plug-in's own code failed to load
+        raise LoadError(f"{what} {name} ({target}) cannot be loaded: {type(error).__name__}: {error}") from None
 
 
 def corpus_format(name: str) -> "CorpusFormat":
@@ -155,8 +163,11 @@ def task_options(cls: type) -> list[str]:
 def make(task_id: str, **options: Any) -> "Task":
     """A new task by its registered id, e.g. `make("mytask-v0", max_turns=30)`.
 
-    An option the task does not take is an `UnknownNameError` naming the ones it does.
+    An option the task does not take is an `UnknownNameError` naming the ones it does; a task that
+    does not load, or whose spec is missing or names another id, a `LoadError` (generic code reads
+    the spec of every task it runs, so it is checked before the first episode, not after the last).
     """
+    spec(task_id)
     cls = _registered(TASKS, task_id, "task")
     known = task_options(cls)
     for name in options:
@@ -176,19 +187,45 @@ def task_class(task_id: str) -> "type[Task]":
 
 
 def spec(task_id: str) -> "TaskSpec":
-    """The spec of a registered task, e.g. `spec("mytask-v0").title`."""
-    return task_class(task_id).spec
+    """The spec of a registered task, e.g. `spec("mytask-v0").title`. Raises `LoadError` for a task
+    that cannot be loaded or carries no `TaskSpec`."""
+    from duologue.core.spec import TaskSpec
+
+    found = getattr(task_class(task_id), "spec", None)
+    if not isinstance(found, TaskSpec):
+        raise LoadError(f"task {task_id} ({TASKS.get(task_id)}) cannot be loaded: it has no `spec` (a duologue.core.spec.TaskSpec)")
+    if found.id != task_id:
+        raise LoadError(f"task {task_id} ({TASKS.get(task_id)}) cannot be loaded: its spec's id is {found.id!r}")
+    return found
+
+
+def loadable_task_ids() -> list[str]:
+    """The registered tasks that load; each one that does not is logged once and left out, so one
+    broken plug-in never takes the built-in tasks down with it."""
+    ids = []
+    for task_id in task_ids():
+        try:
+            spec(task_id)
+        except LoadError as error:
+            if task_id not in _REPORTED:
+                _REPORTED.add(task_id)
+                log.warning("%s; it is left out", error)
+            continue
+        ids.append(task_id)
+    return ids
+
+
+_REPORTED: set[str] = set()
 
 
 def specs() -> "list[TaskSpec]":
-    """The specs of every registered task, built in and plug-in."""
-    return [spec(task_id) for task_id in task_ids()]
+    """The specs of every registered task that loads, built in and plug-in (see `loadable_task_ids`)."""
+    return [spec(task_id) for task_id in loadable_task_ids()]
 
 
 def spec_of_family(family: str) -> "TaskSpec | None":
     """The spec of the first registered task of a family (what a stored `Dialogue.task` names)."""
-    for task_id in task_ids():
-        found = spec(task_id)
+    for found in specs():
         if found.family == family:
             return found
     return None

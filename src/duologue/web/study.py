@@ -8,6 +8,7 @@ the questionnaire after each dialogue, and how many third-party ratings each dia
 
 from __future__ import annotations
 
+import logging
 import random
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -18,12 +19,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from duologue.core.schema import Scenario
 from duologue.web.payments import Pay
 from duologue.web.protocol import Protocol
-from duologue.tasks import spec, task_class, task_ids
+from duologue.tasks import loadable_task_ids, spec, task_class, task_ids
 
 
 class StudyError(ValueError):
     """A study file that cannot run; the message says which field and why."""
 
+
+log = logging.getLogger(__name__)
 
 MAX_POOL = 10_000
 """The most seeded scenarios a study's pool may hold."""
@@ -188,21 +191,28 @@ def default_studies(bot_wait_seconds: float = 5.0) -> list[Study]:
     """One study per registered task, from its spec: people or a bot (the task's rule agent, else
     the random one), so every task is playable at once (the person plays `spec.person` opposite a
     bot, where the task says)."""
-    studies = []
-    for task_id in task_ids():
+    from pydantic import ValidationError
+
+    studies: list[Study] = []
+    for task_id in loadable_task_ids():  # a broken plug-in is logged and left out, the rest still start
         task_spec = spec(task_id)
         bot = "rule" if "rule" in task_class(task_id).agents else "random"
-        studies.append(
-            Study(
-                id=task_id.rpartition("-v")[0],
-                title=task_spec.title,
-                description=task_spec.description,
-                task=task_id,
-                bot_wait_seconds=bot_wait_seconds,
-                human_party=task_spec.person,
-                partners=[Partner(kind="human"), Partner(kind="bot", agent=bot)],
+        short = task_id.rpartition("-v")[0] or task_id
+        taken = {s.id for s in studies}
+        try:
+            studies.append(
+                Study(
+                    id=short if short not in taken else task_id,  # casino-v1 beside casino-v0 keeps its version
+                    title=task_spec.title,
+                    description=task_spec.description,
+                    task=task_id,
+                    bot_wait_seconds=bot_wait_seconds,
+                    human_party=task_spec.person,
+                    partners=[Partner(kind="human"), Partner(kind="bot", agent=bot)],
+                )
             )
-        )
+        except ValidationError as error:  # an id no study link can carry, say: that task gets no default study
+            log.warning("task %s gets no default study: %s", task_id, error.errors()[0]["msg"])
     return studies
 
 
