@@ -192,3 +192,30 @@ def test_options_are_checked_before_the_work(command, words, fixtures):
 def test_a_field_named_twice_in_by_groups_once(fixtures):
     result = run("analyze", "dialogues", str(fixtures / "casino" / "casino_sample.json"), "--corpus", "casino", "--by", "task,task", "--bootstrap", "0")
     assert result.exit_code == 0, result.output
+
+
+def test_a_fault_in_the_tasks_own_code_ends_a_terminal_game_with_its_name_and_keeps_the_game(tmp_path: Path, monkeypatch):
+    from duologue import tasks
+    from toy_task import CoinSplit
+
+    class RaisingJudge(CoinSplit):
+        spec = CoinSplit.spec.model_copy(update={"id": "raising-coins-v0"})
+
+        def judge(self, dialogue):
+            raise KeyError("2")
+
+    monkeypatch.setitem(tasks.TASKS, "raising-coins-v0", RaisingJudge)
+    out = tmp_path / "chat.jsonl"
+    result = run("chat", "--task", "raising-coins-v0", "--vs", "random", "--seed", "3", "--out", str(out), input="/leave\n")
+    assert result.exit_code == 1 and "the game stopped: KeyError" in result.stderr and "Traceback" not in result.output, result.output
+    assert len(out.read_text().splitlines()) == 1
+
+
+def test_a_task_whose_default_max_turns_is_not_a_number_is_named():
+    from toy_task import CoinSplit
+
+    class NoLimit(CoinSplit):
+        default_max_turns = None
+
+    with pytest.raises(ValueError, match="NoLimit.default_max_turns must be a whole number"):
+        NoLimit()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import secrets
 import sys
+import traceback
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Iterator, Optional
@@ -404,16 +405,25 @@ def chat(
     person = TerminalAgent(console=console)
     agents = {me: person, game.other(me): bot}
     try:
-        dialogue = play_episode(game, agents, seed=seed if seed is not None else secrets.randbits(32), max_attempts=1000)
-    except LeftGame:
-        console.print("[yellow]you left the game[/]")
-        game.end("disconnect")
-        dialogue = game.to_dialogue()
+        try:
+            dialogue = play_episode(game, agents, seed=seed if seed is not None else secrets.randbits(32), max_attempts=1000)
+        except LeftGame:
+            console.print("[yellow]you left the game[/]")
+            game.end("disconnect")
+            dialogue = game.to_dialogue()  # judged: a task's own fault here is caught below too
     except (EOFError, KeyboardInterrupt):
         console.print("\n[yellow]left the game[/]")
         raise typer.Exit(130) from None
     except LLMError as error:
         raise fail(f"the bot's model endpoint failed: {error}") from None
+    except Exception as error:  # noqa: BLE001 - a fault in the task's or the bot's own code ends the game with its name, not a trace
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        saved = ""
+        if out is not None:  # what was played is kept, without an outcome the task could not give
+            with out.open("ab") as handle:
+                handle.write(dump_dialogue(game.to_dialogue(with_outcome=False)) + b"\n")
+            saved = f"; the game so far is in {out}"
+        raise fail(f"the game stopped: {type(error).__name__}: {error} (at {Path(where.filename).name}:{where.lineno}){saved}", code=1) from None
     person.show_new_events(game.observe(me))
     outcome = dialogue.outcome
     if outcome is not None:

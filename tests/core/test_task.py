@@ -81,3 +81,13 @@ def test_episodes_are_reproducible_and_seeds_differ(coins):
     c = play_episode(tasks.make(coins), {"0": RandomAgent(), "1": RandomAgent()}, seed=6)
     assert a == b
     assert a.scenario != c.scenario
+
+
+@pytest.mark.parametrize("parties", [("a", "a"), ("", " "), (" a", "b")])
+def test_a_spec_needs_two_different_visible_party_ids(parties):
+    from pydantic import ValidationError
+
+    from toy_task import CoinSplit
+
+    with pytest.raises(ValidationError, match="part(y|ies)"):
+        CoinSplit.spec.model_validate({**CoinSplit.spec.model_dump(), "parties": parties})

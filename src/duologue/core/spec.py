@@ -75,6 +75,8 @@ class TaskSpec(Model):
     def _parties_differ(self) -> "TaskSpec":
         if self.parties[0] == self.parties[1]:
             raise ValueError(f"the two parties need different ids, got {self.parties}")
+        if any(not p.strip() or p != p.strip() for p in self.parties):
+            raise ValueError(f"a party id is a visible name without spaces around it, got {self.parties}")
         return self
 
     @property

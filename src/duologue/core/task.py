@@ -108,6 +108,8 @@ class Task(ABC):
         if turn_taking not in ("alternate", "free"):
             raise ValueError(f"turn_taking must be 'alternate' or 'free', got {turn_taking!r}")
         self.max_turns = max_turns if max_turns is not None else self.default_max_turns
+        if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
+            raise ValueError(f"{type(self).__name__}.default_max_turns must be a whole number of at least 1, got {self.max_turns!r}")
         self.time_limit = time_limit
         self.turn_taking = turn_taking
         self._clock = clock
