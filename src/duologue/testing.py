@@ -1,14 +1,16 @@
 """Conformance checks every registered task must pass (run by the tests on each task id).
 
-Like Gymnasium's `check_env`: the task has a valid spec; the same seed gives the same episode; no
-observation leaks the other party's private view (searched for the partner's secrets, and tested
-differentially: swap the partner's private view for another and nothing a party is shown, its
-observation or its action schema, may change); random legal play always ends; every move sampled
-from `action_schema` is valid JSON Schema-wise, reads through `parse_action`, the terminal parser
-and the platform's move reader, and is accepted by the task; the outcome agrees with the events;
-illegal moves are refused and counted; every transcript survives the task's corpus writer; each
-of `closing_moves` is a legal move that the task judges an agreement.
-Problems are reported as `ConformanceError` lines, never as a raw trace of the task's code.
+Like Gymnasium's `check_env`: the task has a valid spec (its corpus registered, its `max_turns` a
+bound random play can reach); the same seed gives the same episode; no observation, and no row
+shown beside the chat, leaks the other party's private view (`duologue.testing_privacy`: searched
+for the partner's secrets, and tested differentially: swap the partner's private view for another
+and nothing a party is shown may change); random legal play always ends, and each move it samples
+is one the action schema admits; every move sampled from `action_schema` is valid JSON
+Schema-wise, reads through `parse_action`, the terminal parser and the platform's move reader, and
+is accepted by the task; the outcome agrees with the events; illegal moves are refused and
+counted; every transcript survives the task's corpus writer; each of `closing_moves` is a legal
+move that the task judges an agreement. Problems are reported as `ConformanceError` lines, never
+as a raw trace of the task's code.
 """
 
 from __future__ import annotations
@@ -17,17 +19,18 @@ import json
 import random
 import importlib
 import traceback
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from duologue.core import actions, moves
 from duologue.core.agent import RandomAgent
 from duologue.core.episode import play_episode
 from duologue.core.schema import Dialogue, Message
-from duologue.core.task import IllegalAction, Observation, Task
+from duologue.core.task import IllegalAction, Task
 from duologue.data.compare import record_differences
 from duologue.data.formats import errors_of
 from duologue.core.spec import TaskSpec
 from duologue.tasks import corpus_format, corpus_names, make, task_class
+from duologue.testing_privacy import check_differential_privacy, leaks
 
 
 class ConformanceError(AssertionError):
@@ -104,7 +107,7 @@ def _check_episode(task_id: str, seed: int, options: dict[str, Any]) -> list[str
     if first.model_dump() != again.model_dump():
         failures.append("the same seed gave two different episodes")
     failures += _check_privacy_while_playing(make(task_id, **options), seed)
-    failures += _guarded("the differential privacy check", lambda: _check_differential_privacy(task_id, seed, options))
+    failures += _guarded("the differential privacy check", lambda: check_differential_privacy(task_id, seed, options))
     failures += _guarded("the action schema check", lambda: _check_action_schema(make(task_id, **options), seed))
     failures += _check_outcome(make(task_id, **options), first)
     failures += _check_corpus_round_trip(task, first)
@@ -120,7 +123,7 @@ def _check_privacy_while_playing(task: Task, seed: int) -> list[str]:
     limit = task.max_turns * 3 + 10
     for _ in range(limit):
         for party in task.party_ids:
-            leak = _leaks(task, task.observe(party))
+            leak = leaks(task, task.observe(party))
             if leak:
                 return [f"observe({party!r}) shows the other party's private value {leak!r}"]
         mover = task.to_move
@@ -151,38 +154,6 @@ def _unfit_closing_move(task: Task, party: str) -> str | None:
         events = [*task.events, move.to_event(party, float(task.turn))]
         if moves.validate(task.action_schema(party), dump) is not None or not task.judge(task.to_dialogue(with_outcome=False).model_copy(update={"events": events})).agreed:
             return f"closing_moves({party!r}) gave {dump}, which is not a legal move that closes a deal"
-    return None
-
-
-def _leaves(value: Any) -> Iterator[Any]:
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _leaves(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _leaves(v)
-    elif isinstance(value, bool) or value is None:
-        return
-    else:
-        yield value
-
-
-def _leaks(task: Task, observation: Observation) -> Any:
-    """A private value of the other party that this observation shows, or None.
-
-    Values the observer may know anyway are not secrets: those in the public scenario, in its own
-    view, or in events the other party authored (it chose to say them).
-    """
-    other = task.other(observation.party)
-    known = set(map(str, _leaves(task.scenario.public))) | set(map(str, _leaves(observation.private)))
-    revealed_by_other = " ".join(e.model_dump_json() for e in observation.transcript if e.party == other)
-    secrets = {str(v) for v in _leaves(task.scenario.private.get(other, {}))} - known
-    secrets = {s for s in secrets if len(s) >= 3 and s not in revealed_by_other}
-    shown = observation.model_copy(update={"transcript": [e for e in observation.transcript if e.party != other]}).model_dump_json()
-    shown += json.dumps(task.items(observation), default=str)  # the rows a page shows beside the chat
-    for secret in sorted(secrets):
-        if secret in shown:
-            return secret
     return None
 
 
@@ -278,92 +249,6 @@ def _example_action(kind: str) -> actions.Action:
     except ValueError:
         # a task's own kind with required fields: the kind alone must already be refused
         return cls.model_construct(kind=kind)
-
-
-# --------------------------------------------------------------------------- differential privacy
-
-
-def _shown(task: Task, party: str) -> str:
-    """Everything the task gives `party` now: its observation, the rows shown beside it, its action schema."""
-    observation = task.observe(party)
-    given = [task.items(observation), task.action_schema(party)]
-    return observation.model_dump_json() + json.dumps(given, sort_keys=True, default=str)
-
-
-def _perturbed(value: Any, keep: set[str]) -> Any:
-    """A copy with every leaf changed (numbers shifted, texts marked), except leaves in `keep`."""
-    if isinstance(value, dict):
-        return {k: _perturbed(v, keep) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_perturbed(v, keep) for v in value]
-    if isinstance(value, bool) or value is None or str(value) in keep:
-        return value
-    if isinstance(value, int):
-        return value + 1
-    if isinstance(value, float):
-        return value * 1.5 + 1
-    if isinstance(value, str):
-        return value + " (swapped)"
-    return value
-
-
-def _other_private_views(task_id: str, seed: int, options: dict[str, Any], party: str, scenario: Any, observer: str) -> Iterator[dict[str, Any]]:
-    """Other private views for `party`, different from its own: views from other generated
-    scenarios, then its own with every leaf changed except those the observer also holds."""
-    current = scenario.private.get(party)
-    for k in range(1, 4):
-        maker = make(task_id, **options)
-        maker.reset(seed=seed + 7919 * k)
-        view = maker.scenario.private.get(party)
-        if view is not None and view != current:
-            yield view
-    if current:
-        keep = {str(v) for v in _leaves(scenario.private.get(observer, {}))} | {str(v) for v in _leaves(scenario.public)}
-        yield _perturbed(current, keep)
-
-
-def _check_differential_privacy(task_id: str, seed: int, options: dict[str, Any]) -> list[str]:
-    """Play random legal moves; replay them with the partner's private view swapped for another;
-    what each party is shown must not change (until a replayed move becomes illegal)."""
-    base = make(task_id, **options)
-    base.reset(seed=seed)
-    scenario = base.scenario.model_copy(deep=True)
-    base.reset(seed=seed, scenario=scenario)
-    rng = random.Random(seed)
-    played: list[tuple[str, actions.Action]] = []
-    shown: list[dict[str, str]] = [{p: _shown(base, p) for p in base.party_ids}]
-    for _ in range(base.max_turns * 3 + 10):
-        if base.done or base.to_move is None:
-            break
-        party = base.to_move
-        action = base.sample_action(party, rng)
-        try:
-            base.step(action, party)
-        except IllegalAction:
-            break
-        played.append((party, action))
-        shown.append({p: _shown(base, p) for p in base.party_ids})
-    for observer in base.party_ids:
-        partner = base.other(observer)
-        for view in _other_private_views(task_id, seed, options, partner, scenario, observer):
-            twin = make(task_id, **options)
-            changed = scenario.model_copy(deep=True)
-            changed.private[partner] = view
-            try:
-                twin.reset(seed=seed, scenario=changed)
-            except Exception:  # noqa: BLE001 - the task refuses this view as a scenario: try another
-                continue
-            if _shown(twin, observer) != shown[0][observer]:
-                return [f"what {observer!r} is shown at the start depends on {partner!r}'s private view"]
-            for step, (party, action) in enumerate(played, start=1):
-                try:
-                    twin.step(action, party)
-                except IllegalAction:
-                    break  # the swapped view made the partner's move illegal: nothing more to compare
-                if _shown(twin, observer) != shown[step][observer]:
-                    return [f"after move {step} ({action.kind} by {party}), what {observer!r} is shown depends on {partner!r}'s private view"]
-            break
-    return []
 
 
 # --------------------------------------------------------------------------- every front end reads every move
