@@ -177,7 +177,7 @@ def test_training_refuses_a_partner_it_cannot_play_before_any_episode(tmp_path: 
     "command, words",
     [
         (["tournament", "--task", "casino-v0", "--agents", "rule,random", "-n", "1", "--max-turns", "0"], "max_turns must be"),
-        (["analyze", "dialogues", "FIXTURE", "--corpus", "casino", "--report", "x.txt"], "write a .html or .htm file"),
+        (["analyze", "dialogues", "FIXTURE", "--corpus", "casino", "--report", "x.txt"], "the report is an HTML file"),
         (["train", "policy", "--task", "casino-v0", "--episodes", "0", "--lr", "-1"], "--lr: Input should be greater than 0"),
     ],
 )

@@ -53,7 +53,9 @@ def _check_report(report: Path | None) -> None:
     from duologue.cli import fail
     from duologue.data.outputs import output_problem
 
-    if report is not None and (problem := output_problem(report, suffixes=(".html", ".htm"))) is not None:
+    if report is not None and report.suffix.lower() not in (".html", ".htm"):
+        raise fail(f"{report}: the report is an HTML file (give a name ending in .html)", code=1)
+    if report is not None and (problem := output_problem(report)) is not None:
         raise fail(problem, code=1)
 
 
