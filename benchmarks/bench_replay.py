@@ -80,7 +80,8 @@ def main() -> int:
         )
     console.print(table)
     if people is not None:
-        console.print(f"the people themselves on these {people.dialogues} dialogues: agreement {people.human_agreement:.2f}, Pareto share of their deals {people.human_pareto:.2f}")
+        pareto = "-" if people.human_pareto is None else f"{people.human_pareto:.2f}"  # a task without a Pareto frontier
+        console.print(f"the people themselves on these {people.dialogues} dialogues: agreement {people.human_agreement:.2f}, Pareto share of their deals {pareto}")
     return 0
 
 

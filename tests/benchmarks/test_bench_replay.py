@@ -26,3 +26,10 @@ def test_a_corpus_without_targets_is_reported_without_a_verdict(monkeypatch, cap
     assert bench.main() == 0
     out = capsys.readouterr().out
     assert "dealornodeal-v0" in out and "PASS" not in out and "FAIL" not in out
+
+
+def test_a_task_without_a_pareto_share_still_prints_the_peoples_line(monkeypatch, capsys, fixtures):
+    path = fixtures / "craigslist" / "cocoa.json"
+    monkeypatch.setattr(sys, "argv", ["bench_replay.py", "--corpus", "craigslist", "--path", str(path), "--agents", "rule", "--limit", "2"])
+    assert bench.main() == 0
+    assert "Pareto share of their deals -" in capsys.readouterr().out
