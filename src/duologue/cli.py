@@ -12,9 +12,10 @@ import sys
 import traceback
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Iterator, Optional
+from typing import Annotated, Any, Iterator, Optional
 
 import typer
+from rich.markup import escape
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -43,7 +44,7 @@ PathArg = Annotated[Path, typer.Argument(help="A file or a folder of .json / .js
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a server's or a plug-in's words may hold [brackets]
     return typer.Exit(code)
 
 
@@ -406,7 +407,7 @@ def chat(
     agents = {me: person, game.other(me): bot}
     try:
         try:
-            dialogue = play_episode(game, agents, seed=seed if seed is not None else secrets.randbits(32), max_attempts=1000)
+            dialogue = play_episode(game, agents, seed=seed if seed is not None else secrets.randbits(32), max_attempts={me: 1000})  # the bot: the usual few
         except LeftGame:
             console.print("[yellow]you left the game[/]")
             game.end("disconnect")
@@ -415,15 +416,10 @@ def chat(
         console.print("\n[yellow]left the game[/]")
         raise typer.Exit(130) from None
     except LLMError as error:
-        raise fail(f"the bot's model endpoint failed: {error}") from None
+        raise fail(f"the bot's model endpoint failed: {error}" + _keep_game(game, out)) from None
     except Exception as error:  # noqa: BLE001 - a fault in the task's or the bot's own code ends the game with its name, not a trace
         where = traceback.extract_tb(error.__traceback__)[-1]
-        saved = ""
-        if out is not None:  # what was played is kept, without an outcome the task could not give
-            with out.open("ab") as handle:
-                handle.write(dump_dialogue(game.to_dialogue(with_outcome=False)) + b"\n")
-            saved = f"; the game so far is in {out}"
-        raise fail(f"the game stopped: {type(error).__name__}: {error} (at {Path(where.filename).name}:{where.lineno}){saved}", code=1) from None
+        raise fail(f"the game stopped: {type(error).__name__}: {error} (at {Path(where.filename).name}:{where.lineno})" + _keep_game(game, out), code=1) from None
     person.show_new_events(game.observe(me))
     outcome = dialogue.outcome
     if outcome is not None:
@@ -432,6 +428,15 @@ def chat(
     if out is not None:
         with out.open("ab") as handle:
             handle.write(dump_dialogue(dialogue) + b"\n")
+
+
+def _keep_game(game: Any, out: Path | None) -> str:
+    """Append a game that stopped early to `out`, without an outcome (none could be given); what to tell the person."""
+    if out is None:
+        return ""
+    with out.open("ab") as handle:
+        handle.write(dump_dialogue(game.to_dialogue(with_outcome=False)) + b"\n")
+    return f"; the game so far is in {out}"
 
 
 @app.command()

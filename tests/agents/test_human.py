@@ -121,3 +121,25 @@ def test_brackets_in_what_people_write_are_shown_as_written_never_read_as_markup
     person.show_new_events(task.observe(task.other(speaker)))
     shown = out.getvalue()
     assert "[laughs] ok [/] [bold]not bold[/bold] [between 0/10]" in shown
+
+
+def test_control_characters_in_a_partners_message_cannot_recolour_or_retitle_the_terminal():
+    from duologue.agents.human import shown
+
+    assert shown("hi\x00\x1b[31mRED\x1b]0;title\x07\u202eevil\r\nok\tthere") == "hi\ufffd\ufffd[31mRED\ufffd]0;title\ufffd\ufffdevil\ufffd\nok\tthere"
+
+
+def test_the_person_at_the_terminal_may_err_often_but_the_bot_opposite_keeps_the_usual_few_tries():
+    from duologue.core.agent import Agent
+
+    class Stubborn(Agent):
+        tries = 0
+
+        def act(self, observation):
+            Stubborn.tries += 1
+            return actions.Offer(price=-5)  # never legal
+
+    task = make("craigslist-v0")
+    person, _ = scripted(["hello"] * 50)
+    dialogue = play_episode(task, {task.party_ids[0]: person, task.party_ids[1]: Stubborn()}, seed=1, max_attempts={task.party_ids[0]: 1000})
+    assert dialogue.outcome is not None and dialogue.outcome.reason == "illegal_actions" and Stubborn.tries == 3

@@ -11,6 +11,8 @@ the game unfinished (recorded as a disconnect), in any task.
 
 from __future__ import annotations
 
+import re
+
 import shlex
 from typing import Any, Callable
 
@@ -229,6 +231,16 @@ def parse_command(text: str, schema: moves.Schema) -> actions.Action:
         raise CommandError(str(error)) from None
 
 
+_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""Control characters and bidirectional overrides: in a terminal they recolour, retitle or reorder
+what follows, so a partner's message (a model's, say) could pass for the game's own words."""
+
+
+def shown(text: str) -> str:
+    """Text as the terminal may show it: line breaks and tabs kept, other controls replaced."""
+    return _UNSHOWN.sub("\ufffd", text)
+
+
 def render_view(observation: Observation, console: Console) -> None:
     """Show a party its role, the public scenario and its private view as tables."""
     console.rule(escape(f"{observation.task}: you are {observation.party}" + (f" ({observation.role})" if observation.role else "")))
@@ -283,7 +295,7 @@ class TerminalAgent(Agent):
         for event in observation.transcript[self.shown :]:
             who = "you" if event.party == self.party else (event.party or "system")
             if isinstance(event, Message):
-                self.console.print(f"[bold]{escape(who)}:[/] {escape(event.text)}")  # people and corpora write [brackets]
+                self.console.print(f"[bold]{escape(who)}:[/] {escape(shown(event.text))}")  # people and corpora write [brackets]
             elif isinstance(event, SystemNote):
                 self.console.print(f"[yellow]({escape(event.name)})[/]")
             else:

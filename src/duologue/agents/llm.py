@@ -313,6 +313,14 @@ def shared_client(endpoint: Endpoint, settings: LLMSettings) -> Any:
 
 
 
+PROBLEM_SHOWN, REPLY_SHOWN = 400, 2000
+"""Characters of a refused reply's problem, and of the reply itself, sent back in a repair request."""
+
+
+def _clipped(text: str, limit: int = PROBLEM_SHOWN) -> str:
+    return text if len(text) <= limit else text[:limit] + f" ... ({len(text) - limit} more characters)"
+
+
 class LLMAgent(Agent):
     """Plays any task by asking a chat model for one JSON move per turn."""
 
@@ -424,10 +432,10 @@ class LLMAgent(Agent):
             try:
                 action = schema.read(reply)
             except MoveError as error:
-                problem = str(error)
+                problem = _clipped(str(error))  # a 50,000-character message quoted back would grow every request
                 self.usage.invalid_replies += 1
                 values = {**self.placeholders(observation, items, [], schema), "error": problem}
-                messages = [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": self._repair.safe_substitute(values).strip()}]
+                messages = [*messages, {"role": "assistant", "content": _clipped(reply, REPLY_SHOWN)}, {"role": "user", "content": self._repair.safe_substitute(values).strip()}]
                 continue
             self.usage.moves += 1
             self._last_invalid = None

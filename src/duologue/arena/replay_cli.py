@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -33,7 +34,7 @@ ROWS = (
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a server's or a plug-in's words may hold [brackets]
     return typer.Exit(code)
 
 

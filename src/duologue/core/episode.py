@@ -24,12 +24,14 @@ def play_episode(
     *,
     seed: int,
     scenario: Scenario | Dialogue | None = None,
-    max_attempts: int = MAX_ATTEMPTS,
+    max_attempts: int | Mapping[str, int] = MAX_ATTEMPTS,
 ) -> Dialogue:
     """Play one episode between `agents` (party id -> agent) and return it as a `Dialogue`.
 
     An illegal move is shown to its agent (`on_illegal`) and the agent tries again; after
     `max_attempts` refused moves in a row the episode ends, so a broken agent cannot hang a run.
+    A mapping gives each party its own (a person typing in a terminal may err often; the bot
+    opposite, whose every try may be a paid model call, keeps the usual few).
     """
     missing = set(task.party_ids) - set(agents)
     if missing:
@@ -45,7 +47,8 @@ def play_episode(
         mover = task.to_move
         assert mover is not None  # alternate turn-taking always names a mover until done
         party = mover
-        for _ in range(max_attempts):
+        tries = max_attempts.get(party, MAX_ATTEMPTS) if isinstance(max_attempts, Mapping) else max_attempts
+        for _ in range(tries):
             action = agents[party].act(task.observe(party))
             try:
                 task.step(action, party)

@@ -292,9 +292,14 @@ class UnusableAnswer(ValueError):
 def parse_json_reply(text: str) -> Any:
     """The JSON value of a reply (see `json_in_reply`), or `UnusableAnswer` saying why not."""
     try:
-        return json_in_reply(text)
+        return json_in_reply(text, words_around=JUDGE_WORDS_AROUND)
     except NotJSON as error:
         raise UnusableAnswer(str(error)) from None
+
+
+JUDGE_WORDS_AROUND = 40
+"""Characters of words a judge's reply may put around its JSON ("Here are my ratings:"); more is
+prose that may quote the format without answering it."""
 
 
 def score_of(value: Any, where: str) -> int:

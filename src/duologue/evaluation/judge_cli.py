@@ -9,7 +9,8 @@ The endpoint: `--base-url` (and `--model`), else `--llm` as in agent specs (`loc
 `DUOLOGUE_LLM_BASE_URL` when set, else a local SmolLM2 server started here; `openai/gpt-4o-mini`,
 ...), with timeouts and retries from `DUOLOGUE_LLM_*`. An endpoint that cannot be reached or
 refuses the requests ends the command with the reason and exit code 1 (the dialogues judged so
-far are still written to `--out`); input mistakes exit with code 2.
+far are written beside `--out`, as `<name>.partial.jsonl`, so an earlier finished run there stays);
+input mistakes exit with code 2.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+from rich.markup import escape
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -28,7 +30,7 @@ errors = Console(stderr=True, soft_wrap=True)
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a server's or a plug-in's words may hold [brackets]
     return typer.Exit(code)
 
 
@@ -179,9 +181,10 @@ def judge_command(
             for dialogue in iter_judged(dialogues, judge, on_progress=advance):
                 judged.append(dialogue)
     except LLMError as error:
-        if out is not None and judged:
-            write_dialogues(judged, out)
-            errors.print(f"wrote the {len(judged)} dialogue(s) judged before the failure to {out}")
+        if out is not None and judged:  # beside `out`: an earlier, finished run there stays as it was
+            partial = out.with_name(f"{out.stem}.partial{out.suffix}")
+            write_dialogues(judged, partial)
+            errors.print(f"wrote the {len(judged)} dialogue(s) judged before the failure to {partial}")
         raise _fail(str(error), 1) from None
 
     if out is not None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 from rich.console import Console
 
 from duologue.llm.settings import LLMError, LLMSettings, resolve_endpoint
@@ -23,7 +24,7 @@ errors = Console(stderr=True, soft_wrap=True)
 
 
 def _fail(message: str) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a server's or a plug-in's words may hold [brackets]
     return typer.Exit(2)
 
 
@@ -75,8 +76,9 @@ def check(
             completion = client.complete([{"role": "user", "content": prompt}], max_tokens=max_tokens)
     except LLMError as error:
         raise _fail(str(error)) from None
+    shown_url = client.url.removesuffix("/chat/completions")  # a password in it is masked
     figures = {
-        "base_url": endpoint.base_url,
+        "base_url": shown_url,
         "model": endpoint.model,
         "reply": completion.text,
         "prompt_tokens": completion.prompt_tokens,
@@ -87,5 +89,5 @@ def check(
     if as_json:
         typer.echo(json.dumps(figures))
         return
-    console.print(f"[bold]{endpoint.model}[/] at {endpoint.base_url}: {completion.text!r}", highlight=False)
+    console.print(f"[bold]{escape(endpoint.model)}[/] at {escape(shown_url)}: {escape(repr(completion.text))}", highlight=False)
     console.print(f"{completion.prompt_tokens} prompt + {completion.completion_tokens} completion tokens in {completion.seconds:.2f}s ({completion.attempts} attempt(s))")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -45,6 +46,9 @@ class LLMHTTPError(LLMError):
         super().__init__(message)
         self.status = status
         self.body = body
+
+    def __reduce__(self) -> tuple[Any, ...]:  # crosses to the parent process of a worker pool intact
+        return (type(self), (str(self), self.status, self.body))
 
 
 class LLMResponseError(LLMError):
@@ -83,9 +87,10 @@ class RetryPolicy:
 def _retry_after(response: httpx.Response) -> float | None:
     value = response.headers.get("retry-after")
     try:
-        return float(value) if value is not None else None
+        seconds = float(value) if value is not None else None
     except ValueError:
         return None  # an HTTP date: rare from LLM endpoints; fall back to our own backoff
+    return seconds if seconds is not None and math.isfinite(seconds) else None  # "nan", "inf": our own backoff
 
 
 # --------------------------------------------------------------------------- client
@@ -133,6 +138,10 @@ class ChatClient:
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
+        password = httpx.URL(self.base_url).password
+        self._secrets = tuple(secret for secret in (api_key, password) if secret)
+        self._address = f"{self.base_url}/chat/completions"
+        self.timeout = timeout
         self._http = httpx.Client(timeout=timeout, headers=headers, transport=transport)
 
     @classmethod
@@ -147,7 +156,8 @@ class ChatClient:
 
     @property
     def url(self) -> str:
-        return f"{self.base_url}/chat/completions"
+        """The chat-completions URL as messages show it: a password in the base URL is masked."""
+        return redact(f"{self.base_url}/chat/completions", self._secrets)
 
     def close(self) -> None:
         self._http.close()
@@ -246,8 +256,10 @@ class ChatClient:
     def _send(self, body: dict[str, Any], stream: bool) -> httpx.Response:
         """Send, turning transport failures into `_Transient` (retry) or `LLMConfigError` (give up)."""
         try:
-            request = self._http.build_request("POST", self.url, json=body)
-            response = self._http.send(request, stream=stream)
+            request = self._http.build_request("POST", self._address, json=body)
+            response = self._http.send(request, stream=True)
+            if not stream:
+                response = _read_within(response, self.timeout)
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as error:
             raise LLMConfigError(f"cannot send to {self.url}: {error}") from None
         except httpx.TransportError as error:
@@ -257,13 +269,13 @@ class ChatClient:
                 response.read()
                 response.close()
             if self.retry.retryable_status(response.status_code):
-                raise _Transient(status=response.status_code, body=response.text, retry_after=_retry_after(response))
-            raise _http_error(self.url, response)
+                raise _Transient(status=response.status_code, body=redact(response.text, self._secrets), retry_after=_retry_after(response))
+            raise _http_error(self.url, response, self._secrets)
         return response
 
     def _post(self, body: dict[str, Any]) -> Completion:
         response = self._send(body, stream=False)
-        return _parse_completion(_json(response))
+        return _parse_completion(_json(response), self.url)
 
     def _stream(self, body: dict[str, Any], on_chunk: Callable[[str], None] | None) -> Completion:
         response = self._send(body, stream=True)
@@ -272,7 +284,7 @@ class ChatClient:
             if "text/event-stream" not in response.headers.get("content-type", ""):
                 # An endpoint that does not stream: one JSON body, delivered as a single chunk.
                 response.read()
-                completion = _parse_completion(_json(response))
+                completion = _parse_completion(_json(response), self.url)
                 if on_chunk is not None and completion.text:
                     on_chunk(completion.text)
                 completion.chunks = 1 if completion.text else 0
@@ -308,6 +320,8 @@ class _Transient(Exception):
             return f"{url} answered {self.status}: {_server_message(self.body)}"
         reason = type(self.error).__name__ if self.error is not None else "error"
         detail = str(self.error) or reason
+        if isinstance(self.error, httpx.TimeoutException):
+            return f"{url} did not answer in time ({detail}; DUOLOGUE_LLM_TIMEOUT sets the seconds per request)"
         hint = " (is the server running? `duologue llm serve` starts a local one)" if isinstance(self.error, httpx.ConnectError) else ""
         return f"cannot reach {url}: {detail}{hint}"
 
@@ -326,9 +340,9 @@ def _server_message(body: str) -> str:
     return body[:300]
 
 
-def _http_error(url: str, response: httpx.Response) -> LLMHTTPError:
+def _http_error(url: str, response: httpx.Response, secrets: tuple[str, ...] = ()) -> LLMHTTPError:
     status = response.status_code
-    message = _server_message(response.text)
+    message = redact(_server_message(response.text), secrets)  # a server may echo the key it was sent
     if status == 401:
         advice = "the endpoint refused the API key (set DUOLOGUE_LLM_API_KEY, or the provider's own variable such as OPENAI_API_KEY)"
     elif status == 403:
@@ -337,7 +351,30 @@ def _http_error(url: str, response: httpx.Response) -> LLMHTTPError:
         advice = "no chat-completions route there, or no such model: check the base URL (it usually ends in /v1) and the model name"
     else:
         advice = "the endpoint refused the request"
-    return LLMHTTPError(f"{url} answered {status}: {message} ({advice})", status, response.text)
+    return LLMHTTPError(f"{url} answered {status}: {message} ({advice})", status, redact(response.text, secrets))
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """`text` with each secret (an API key, a password in the base URL) masked."""
+    for secret in secrets:
+        text = text.replace(secret, "****")
+    return text
+
+
+def _read_within(response: httpx.Response, seconds: float) -> httpx.Response:
+    """The response with its whole body, read within `seconds` in all: httpx's timeout is per read,
+    so an endpoint that trickles a byte at a time would otherwise hold a request open without end."""
+    deadline = time.monotonic() + seconds
+    chunks = []
+    try:
+        for chunk in response.iter_bytes():
+            chunks.append(chunk)
+            if time.monotonic() > deadline:
+                raise httpx.ReadTimeout(f"the answer took more than {seconds:g} s in all", request=response.request)
+    finally:
+        response.close()
+    headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]  # the body is decoded now
+    return httpx.Response(response.status_code, headers=headers, content=b"".join(chunks), request=response.request)
 
 
 def _json(response: httpx.Response) -> Any:
@@ -348,16 +385,37 @@ def _json(response: httpx.Response) -> Any:
 
 
 def _usage_of(data: dict[str, Any]) -> tuple[int, int]:
-    usage = data.get("usage") or {}
-    return int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+    """Token counts as the endpoint reports them; counts it writes oddly are 0 (they only feed accounting)."""
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        return 0, 0
+
+    def count(name: str) -> int:
+        value = usage.get(name)
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0 else 0
+
+    return count("prompt_tokens"), count("completion_tokens")
 
 
-def _parse_completion(data: Any) -> Completion:
+def _content_text(content: Any) -> str | None:
+    """A message's text: a string, or the text parts of a list of parts (as some servers send); None otherwise."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(part, dict) for part in content):
+        return "".join(str(part.get("text", "")) for part in content if part.get("type", "text") == "text")
+    return None
+
+
+def _parse_completion(data: Any, url: str = "the endpoint") -> Completion:
     try:
         choice = data["choices"][0]
-        text = choice["message"].get("content") or ""
+        text = _content_text(choice["message"].get("content"))
     except (KeyError, IndexError, TypeError, AttributeError):
-        raise LLMResponseError(f"not a chat completion (no choices[0].message): {json.dumps(data)[:300]}") from None
+        raise LLMResponseError(f"{url} answered with something that is not a chat completion (no choices[0].message): {json.dumps(data)[:300]}") from None
+    if text is None:
+        raise LLMResponseError(f"{url} answered with message content that is not text: {json.dumps(choice['message'].get('content'))[:300]}")
     prompt_tokens, completion_tokens = _usage_of(data)
     return Completion(text=text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, finish_reason=choice.get("finish_reason"), model=data.get("model"))
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 import yaml
+from rich.markup import escape
 from rich.console import Console
 from rich.table import Table
 
@@ -20,7 +21,7 @@ DbOption = Annotated[Optional[str], typer.Option("--db", help="The platform's da
 
 
 def _fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/] {message}", highlight=False)
+    errors.print(f"[red]error:[/] {escape(message)}", highlight=False)
     return typer.Exit(2)
 
 
