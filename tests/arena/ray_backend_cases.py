@@ -61,7 +61,7 @@ class SleepyAgent(RandomAgent):
 
 
 class TrickCoins(CoinSplit):
-    id = "trickcoins-v0"
+    spec = CoinSplit.spec.model_copy(update={"id": "trickcoins-v0"})
     agents = {"boom": f"{HERE}:ExplodingAgent", "sleepy": f"{HERE}:SleepyAgent"}
 
 
