@@ -151,8 +151,7 @@ def _unfit_closing_move(task: Task, party: str) -> str | None:
     """Each of `Task.closing_moves` must be a legal move now that the task judges an agreement."""
     for move in task.closing_moves(party):
         dump = move.model_dump(mode="json")
-        events = [*task.events, move.to_event(party, float(task.turn))]
-        if moves.validate(task.action_schema(party), dump) is not None or not task.judge(task.to_dialogue(with_outcome=False).model_copy(update={"events": events})).agreed:
+        if moves.validate(task.action_schema(party), dump) is not None or not task.outcome_if(party, move).agreed:
             return f"closing_moves({party!r}) gave {dump}, which is not a legal move that closes a deal"
     return None
 

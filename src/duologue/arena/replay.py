@@ -104,19 +104,12 @@ class PersonScript(Agent):
 
     # ------------------------------------------------------------------ answers
 
-    def _outcome_if(self, observation: Observation, move: actions.Action):
-        """The outcome of the dialogue so far with `move` appended, judged by the task on the whole
-        transcript (the observation hides what the other side chose in private)."""
-        events = [*self.task.events, move.to_event(self.party, float(observation.turn))]
-        trial = self.source.model_copy(update={"events": events, "outcome": None})
-        return self.task.judge(trial)
-
     def _answer(self, observation: Observation) -> actions.Action | None:
         """Accept or reject a pending proposal, when one is pending (some fieldless kind would agree)."""
         accept = None
         fieldless = [actions.BY_KIND[k](kind=k) for k in observation.legal if k not in LEAVE_KINDS and _fieldless(self.task, self.party, k)]
         for move in [*fieldless, *self.task.closing_moves(self.party)]:
-            outcome = self._outcome_if(observation, move)
+            outcome = self.task.outcome_if(self.party, move)  # the whole transcript: the observation hides a private choice
             if outcome.agreed:
                 accept = (move, outcome.scores.get(self.party))
                 break

@@ -186,6 +186,13 @@ class Task(ABC):
         for an agent: it may tell what the other side keeps private."""
         return []
 
+    def outcome_if(self, party: str, move: actions.Action) -> Outcome:
+        """What `judge` says of the episode so far with `party`'s `move` appended, changing nothing:
+        for a helper weighing an answer (the replay's script) and for the conformance checker. It
+        reads the whole transcript, so it is never for an agent (a private choice would show)."""
+        events = [*self.events, move.to_event(party, float(self.turn))]
+        return self.judge(self.to_dialogue(with_outcome=False).model_copy(update={"events": events}))
+
     def episode_metrics(self, dialogue: Dialogue) -> dict[str, float | None]:
         """Per-episode figures for reports (`agreement`, `utility_buyer`, ...); None where a figure
         does not apply to this episode (fairness when there was no deal)."""
