@@ -167,8 +167,8 @@ def make(task_id: str, **options: Any) -> "Task":
     does not load, or whose spec is missing or names another id, a `LoadError` (generic code reads
     the spec of every task it runs, so it is checked before the first episode, not after the last).
     """
-    spec(task_id)
     cls = _registered(TASKS, task_id, "task")
+    _checked_spec(task_id, cls)
     known = task_options(cls)
     for name in options:
         if name not in known:
@@ -189,9 +189,14 @@ def task_class(task_id: str) -> "type[Task]":
 def spec(task_id: str) -> "TaskSpec":
     """The spec of a registered task, e.g. `spec("mytask-v0").title`. Raises `LoadError` for a task
     that cannot be loaded or carries no `TaskSpec`."""
+    return _checked_spec(task_id, task_class(task_id))
+
+
+def _checked_spec(task_id: str, cls: type) -> "TaskSpec":
+    """`cls`'s spec, or `LoadError` when it has none or its id is not `task_id`."""
     from duologue.core.spec import TaskSpec
 
-    found = getattr(task_class(task_id), "spec", None)
+    found = getattr(cls, "spec", None)
     if not isinstance(found, TaskSpec):
         raise LoadError(f"task {task_id} ({TASKS.get(task_id)}) cannot be loaded: it has no `spec` (a duologue.core.spec.TaskSpec)")
     if found.id != task_id:
