@@ -51,18 +51,14 @@ def check_agent(spec: str, task: Task) -> None:
     on a started copy of the game for each party (some refuse only there, as `rl:` without a policy
     trained for the task); fine when it can play any party. Raises `UnknownNameError` for an unknown
     kind, else `AgentSpecError` naming the spec. Resets `task`: give it a probe."""
-    try:
-        make_agent(spec, task)
-    except UnknownNameError:
-        raise  # an unknown kind: its message already suggests the near ones
-    except SPEC_ERRORS as error:
-        raise AgentSpecError(f"agent {spec!r} cannot play {task.id}: {error}") from None
     task.reset(seed=0)
     refused: list[str] = []
     for party in task.party_ids:
         try:
             make_agent(spec, task).reset(task, party, random.Random(0))
             return
+        except UnknownNameError:
+            raise  # an unknown kind: its message already suggests the near ones
         except SPEC_ERRORS as error:
             refused.append(str(error))
     raise AgentSpecError(f"agent {spec!r} cannot play {task.id}: {refused[0]}")
