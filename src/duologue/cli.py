@@ -340,7 +340,7 @@ def play(
         raise fail(str(error)) from None
     if out is not None and out.suffix.lower() != ".jsonl":
         raise fail(f"{out}: episodes are written to a .jsonl file")
-    refuse_output(out, suffixes=(".jsonl",))
+    refuse_output(out)
     config = PlayConfig(task=task, agents=agents, episodes=episodes, seed=seed, options=task_options)
     try:
         already = len(finished_episodes(out, config)) if out is not None else 0
@@ -395,8 +395,9 @@ def chat(
         raise fail(f"--vs {vs!r}: you play against one bot; give one agent spec")
     refuse_output(out, suffixes=(".jsonl",))  # before the game: a game played is not lost to a bad path
     try:
-        game = make(task, **parse_task_options(option or []))
-        check_agent(bots[0], make(task, **parse_task_options(option or [])))
+        options = parse_task_options(option or [])
+        game = make(task, **options)
+        check_agent(bots[0], make(task, **options))
         bot = make_agent(bots[0], game)
     except (UnknownNameError, LLMConfigError, ValueError, TypeError, OSError) as error:
         raise fail(str(error)) from None
@@ -458,9 +459,9 @@ def annotate(
         raise fail(str(error)) from None
     if out is None and not evaluate:
         raise fail("give --out to write the annotated dialogues, --evaluate to score them, or both")
-    refuse_output(out, suffixes=(".jsonl", ".parquet"))
     if out is not None and out.suffix.lower() not in (".jsonl", ".parquet"):
         raise fail(f"{out}: annotated dialogues are written to a .jsonl or .parquet file")
+    refuse_output(out)
     fmt_name = corpus or (OWN if looks_like_own_schema(path) else next((c for c in CORPUS_FORMATS if corpus_format(c).task == tagger.task), OWN))
     result = load(fmt_name, path, skip_invalid=skip_invalid)
     dialogues = [d for d in result.dialogues if d.task == tagger.task]
@@ -724,8 +725,7 @@ def main() -> None:
     try:
         app()
     except OSError as error:
-        where = f"{error.filename}: " if error.filename else ""
-        errors.print(f"[bold red]error:[/] {where}{error.strerror or error}", highlight=False)
+        fail((f"{error.filename}: " if error.filename else "") + str(error.strerror or error))
         sys.exit(2)
 
 

@@ -60,7 +60,7 @@ def replay_command(
 
     if out is not None and out.suffix.lower() != ".jsonl":
         raise _fail(f"--out {out}: replayed dialogues are written as .jsonl")
-    if out is not None and (problem := output_problem(out, suffixes=(".jsonl",))) is not None:
+    if out is not None and (problem := output_problem(out)) is not None:
         raise _fail(f"--out {problem}")
     read = load(corpus, path, skip_invalid=True)
     if read.invalid:

@@ -103,9 +103,7 @@ def _write_report(build: Callable, report: Path | None, figures: Path | None) ->
         return
     from duologue.cli import errors, fail
 
-    if report is not None and report.suffix.lower() not in (".html", ".htm"):
-        raise fail(f"{report}: the report is an HTML file (give a name ending in .html)", code=1)
-    with errors.status("drawing the report's figures"):
+    with errors.status("drawing the report's figures"):  # its path was checked before the analysis (`_check_report`)
         built = build()
     try:
         if report is not None:
