@@ -48,7 +48,6 @@ def leaks(task: Task, observation: Observation) -> Any:
     return None
 
 
-
 # --------------------------------------------------------------------------- differential privacy
 
 

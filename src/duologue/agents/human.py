@@ -12,7 +12,6 @@ the game unfinished (recorded as a disconnect), in any task.
 from __future__ import annotations
 
 import re
-
 import shlex
 from typing import Any, Callable
 

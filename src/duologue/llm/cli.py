@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.markup import escape
 from rich.console import Console
+from rich.markup import escape
 
 from duologue.llm.settings import LLMError, LLMSettings, resolve_endpoint
 

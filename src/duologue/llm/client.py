@@ -157,7 +157,7 @@ class ChatClient:
     @property
     def url(self) -> str:
         """The chat-completions URL as messages show it: a password in the base URL is masked."""
-        return redact(f"{self.base_url}/chat/completions", self._secrets)
+        return redact(self._address, self._secrets)
 
     def close(self) -> None:
         self._http.close()

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 import yaml
-from rich.markup import escape
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 console = Console()
