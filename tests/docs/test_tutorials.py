@@ -115,7 +115,7 @@ def test_the_readme_tour_runs_as_written(tmp_path: Path):
 
             if local_model_problem():
                 continue  # the local model is not installed here: nothing else in the tour needs it
-        done = subprocess.run([sys.executable, "-m", "duologue.cli", *words[1:]], cwd=checkout, env=env, capture_output=True, text=True, timeout=600)
+        done = subprocess.run([sys.executable, "-m", "duologue.cli", *words[1:]], cwd=checkout, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, f"`{line}` exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
 
 
