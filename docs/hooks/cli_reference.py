@@ -8,6 +8,7 @@ so a renamed command or option changes the page and a removed one cannot linger 
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
@@ -35,7 +36,8 @@ def _param_row(param: Any, ctx: Any) -> str | None:
     if record is None:  # an argument without help: its name alone
         record = ((param.metavar or param.name or "").upper(), "")
     names, help_text = record
-    return f"| `{_cell(names)}` | {_cell(_clean(help_text))} |"
+    code = html.escape(" ".join(names.split())).replace("|", "&#124;")  # a pipe would split the table's cell
+    return f"| <code>{code}</code> | {_cell(_clean(help_text))} |"
 
 
 def _command_section(command: Any, ctx: Any, depth: int) -> list[str]:
