@@ -108,6 +108,19 @@ def test_cli_check_config_mistakes_exit_cleanly(monkeypatch):
     assert result.exit_code == 2 and "not an http(s) URL" in result.output
 
 
+def test_cli_check_takes_the_agent_spec_as_play_writes_it(monkeypatch):
+    # `llm check llm:openai/gpt-4o-mini` once read the alias as `llm:openai` and named an unknown alias
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("DUOLOGUE_LLM_API_KEY", raising=False)
+    result = runner.invoke(app, ["llm", "check", "llm:openai/gpt-4o-mini"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "OPENAI_API_KEY" in result.output and "unknown endpoint alias" not in result.output
+    monkeypatch.delenv("DUOLOGUE_LLM_BASE_URL", raising=False)
+    monkeypatch.delenv("DUOLOGUE_LLM_MODEL", raising=False)
+    result = runner.invoke(app, ["llm", "check", "llm"])
+    assert result.exit_code == 2 and "needs an endpoint" in result.output and "llm:llm" not in result.output
+
+
 def test_server_samples_with_a_repeat_penalty_and_two_slots(local_llm):
     props = httpx.get(f"{local_llm.address}/props", timeout=30).json()
     settings = props["default_generation_settings"]

@@ -58,7 +58,10 @@ def serve(
 
 @llm_app.command()
 def check(
-    spec: Annotated[str, typer.Argument(help="What an agent spec puts after `llm:` (`local`, `openai/gpt-4o-mini`, a model).")] = "local",
+    spec: Annotated[
+        str,
+        typer.Argument(help="An LLM agent spec (`llm:openai/gpt-4o-mini`) or what it puts after `llm:` (`local`, `openai/gpt-4o-mini`, a model)."),
+    ] = "local",
     prompt: Annotated[str, typer.Option(help="What to ask.")] = "Say hello in five words.",
     max_tokens: Annotated[int, typer.Option(min=1)] = 32,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
@@ -68,8 +71,10 @@ def check(
     from duologue.llm.server import shared_local_server
 
     settings = LLMSettings()
+    # The agent spec as `play --agents` takes it (`llm:openai/gpt-4o-mini`, or `llm` alone) names the same endpoint.
+    target = "" if spec.strip() == "llm" else spec.strip().removeprefix("llm:")
     try:
-        endpoint = resolve_endpoint(spec, settings)
+        endpoint = resolve_endpoint(target, settings)
         if endpoint.managed_local:
             endpoint = type(endpoint)(shared_local_server().url, endpoint.model, endpoint.api_key, endpoint.alias)
         with ChatClient.from_endpoint(endpoint, settings) as client:
