@@ -25,6 +25,8 @@ from pathlib import Path
 import pytest
 
 import duologue
+from duologue.core.actions import Say
+from duologue.core.agent import Agent
 from duologue.core.schema import Message
 from duologue.data.io import read_dialogues
 from duologue.llm.client import ChatClient, LLMResponseError, RetryPolicy
@@ -180,6 +182,33 @@ def test_a_live_dialogue_with_such_a_bot_goes_on(endpoint, tmp_path, monkeypatch
             seen: list[dict] = []
             until(ws, lambda f: CLEAN in json.dumps(f, ensure_ascii=False) or "platform_error" in json.dumps(f) or f.get("type") == "ended", seen=seen)
             assert "platform_error" not in json.dumps(seen) and CLEAN in json.dumps(seen[-1], ensure_ascii=False)
+
+
+class GarbledBot(Agent):
+    """A bot (a plug-in's, say) whose words hold what no database or socket can take."""
+
+    name = "garbled"
+
+    def act(self, observation):
+        return Say(text=SAID)
+
+
+def test_any_bots_unsendable_text_is_cleaned_on_the_platform(tmp_path, monkeypatch, caplog):
+    from fastapi.testclient import TestClient
+
+    from duologue import agents
+    from duologue.web.app import create_app
+
+    monkeypatch.setitem(agents.GENERIC, "garbled", GarbledBot)
+    study = Study(id="garbled", task="casino-v0", partners=[Partner(kind="bot", agent="garbled")], bot_wait_seconds=0.0)
+    with TestClient(create_app(fast_settings(tmp_path), [study])) as client, caplog.at_level(logging.WARNING):
+        seat = join_lobby(client, "garbled", "person-2")
+        with client.websocket_connect(f"/ws/chat/{seat}") as ws:
+            ws.send_json({"type": "move", "action": {"kind": "say", "text": "hi there"}})
+            seen: list[dict] = []
+            until(ws, lambda f: CLEAN in json.dumps(f, ensure_ascii=False) or "platform_error" in json.dumps(f) or f.get("type") == "ended", seen=seen)
+            assert "platform_error" not in json.dumps(seen) and CLEAN in json.dumps(seen[-1], ensure_ascii=False)
+    assert any("was cleaned" in record.getMessage() for record in caplog.records)
 
 
 # --------------------------------------------------------------------------- size
