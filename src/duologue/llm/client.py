@@ -308,9 +308,9 @@ class ChatClient:
                 # An endpoint that does not stream: one JSON body, delivered as a single chunk.
                 whole = _read_within(response, self.timeout, self.max_body_bytes, self.url)
                 completion = _parse_completion(_json(whole), self.url)
-                text = self._clean(completion.text)
-                if on_chunk is not None and text:
-                    on_chunk(text)
+                completion.text = self._clean(completion.text)
+                if on_chunk is not None and completion.text:
+                    on_chunk(completion.text)
                 completion.chunks = 1 if completion.text else 0
                 return completion
 
