@@ -128,6 +128,15 @@ def refuse_output(out: Path | None, *, suffixes: tuple[str, ...] = (), folder: b
         raise fail(problem)
 
 
+def refuse_special(out: Path) -> None:
+    """Fail now when `out` is a device, FIFO or socket (an output whose kind, file or folder, the
+    writer decides later is checked for that much before any work)."""
+    from duologue.data.outputs import special_file_problem
+
+    if (problem := special_file_problem(out)) is not None:
+        raise fail(problem)
+
+
 def show_problems(problems: list[Problem], limit: int = 50, *, title: str = "problem(s)") -> None:
     table = Table(title=f"{len(problems)} {title}", show_lines=False, title_justify="left")
     table.add_column("where", overflow="fold", ratio=2)
@@ -241,6 +250,7 @@ def convert(
             fmt = corpus_format(to)
         except UnknownNameError as error:
             raise fail(str(error)) from None
+    refuse_special(out)
     result = load(corpus, path, skip_invalid=skip_invalid)
     if fmt is None:
         if out.suffix.lower() not in (".jsonl", ".parquet"):
@@ -265,6 +275,7 @@ def export_hf(
     skip_invalid: Annotated[bool, typer.Option(help="Export the valid records and count the rest.")] = False,
 ) -> None:
     """Export dialogues as a Hugging Face dataset saved to disk."""
+    refuse_special(out)
     result = load(corpus, path, skip_invalid=skip_invalid)
     try:
         dataset = to_hf_dataset(result.dialogues)

@@ -47,7 +47,7 @@ def tournament_command(
     from duologue.agents import AgentSpecError
     from duologue.arena.backends import BACKENDS, BackendError, failed_episode
     from duologue.arena.selfplay import NotSelfPlayFile
-    from duologue.data.outputs import output_problem
+    from duologue.data.outputs import output_problem, special_file_problem
     from duologue.arena.ratings import leaderboard_table
     from duologue.arena.tournament import check_agents, episodes_done, pairing_table, pairings, run_tournament, total_episodes
     from duologue.llm.settings import LLMConfigError, LLMError
@@ -66,6 +66,8 @@ def tournament_command(
         check_agents(task, specs)
     except (UnknownNameError, LLMConfigError, AgentSpecError, LoadError) as error:
         raise _fail(str(error)) from None
+    if out is not None and (problem := special_file_problem(out)) is not None:
+        raise _fail(f"--out {problem}")
     if out is not None and out.exists() and not out.is_dir():
         raise _fail(f"--out {out}: is a file; the tournament writes one .jsonl per pairing into a folder")
     if out is not None and (problem := output_problem(out, folder=True)) is not None:

@@ -22,6 +22,7 @@ from duologue.arena.backends import run_episodes
 from duologue.core.episode import play_episode
 from duologue.core.schema import Dialogue, Model
 from duologue.data.io import dump_dialogue
+from duologue.data.outputs import special_file_problem
 from duologue.tasks import make
 
 
@@ -82,6 +83,8 @@ def finished_episodes(out: Path, config: PlayConfig) -> set[int]:
     done: set[int] = set()
     if not out.exists():
         return done
+    if (special := special_file_problem(out)) is not None:  # /dev/full would be read forever
+        raise NotSelfPlayFile(special)
     with out.open("rb") as handle:
         for number, line in enumerate(handle, start=1):
             try:

@@ -31,8 +31,9 @@ from rich.table import Table
 from duologue.agents import check_agent
 from duologue.arena.ratings import Leaderboard, ratings_from_dialogues
 from duologue.arena.report import Estimate, report
-from duologue.arena.selfplay import PlayConfig, finished_episodes, run_selfplay
+from duologue.arena.selfplay import NotSelfPlayFile, PlayConfig, finished_episodes, run_selfplay
 from duologue.core.schema import Dialogue, Model
+from duologue.data.outputs import special_file_problem
 from duologue.tasks import make
 from duologue.tasks import spec as task_spec
 
@@ -105,6 +106,8 @@ def read_pairing(out: Path, config: PlayConfig) -> list[Dialogue]:
     found: dict[int, Dialogue] = {}
     if not out.exists():
         return []
+    if (special := special_file_problem(out)) is not None:  # /dev/full would be read forever
+        raise NotSelfPlayFile(special)
     with out.open("rb") as handle:
         for line in handle:
             try:

@@ -11,11 +11,17 @@ Built on httpx so the `openai` package stays optional. What it adds over a bare 
 * streaming over server-sent events with a callback per text chunk, falling back to one chunk when
   the endpoint answers a stream request with a plain JSON body;
 * clear exceptions (`LLMConfigError`, `LLMConnectionError`, `LLMHTTPError`, `LLMResponseError`)
-  instead of transport tracebacks.
+  instead of transport tracebacks;
+* bounds: a reply body is read within the timeout in all and up to `max_body_bytes` (decoded;
+  a `Content-Length` above it is refused before reading), so an endpoint that sends without end
+  costs neither the time nor the memory of the process;
+* clean text: the reply's text (and each streamed chunk) is made safe to store and send
+  (`duologue.llm.replies.clean_text`), with a warning when something had to be changed.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import logging
 import math
@@ -27,7 +33,8 @@ from typing import Any, Callable, Iterator
 import httpx
 
 from duologue.llm.accounting import Completion, Usage
-from duologue.llm.settings import Endpoint, LLMConfigError, LLMError, LLMSettings
+from duologue.llm.replies import CleanChunks, clean_text, clean_value
+from duologue.llm.settings import DEFAULT_MAX_REPLY_BYTES, Endpoint, LLMConfigError, LLMError, LLMSettings
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +60,10 @@ class LLMHTTPError(LLMError):
 
 class LLMResponseError(LLMError):
     """The endpoint answered 200 with something that is not a chat completion."""
+
+
+class LLMReplyTooLarge(LLMResponseError):
+    """The endpoint sent a body larger than the client reads (`max_body_bytes`); reading stopped there."""
 
 
 # --------------------------------------------------------------------------- retries
@@ -127,6 +138,7 @@ class ChatClient:
         extra_body: dict[str, Any] | None = None,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        max_body_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self.base_url = str(check_base_url(base_url)).rstrip("/")
         self.model = model
@@ -142,6 +154,7 @@ class ChatClient:
         self._secrets = tuple(secret for secret in (api_key, password) if secret)
         self._address = f"{self.base_url}/chat/completions"
         self.timeout = timeout
+        self.max_body_bytes = max_body_bytes
         self._http = httpx.Client(timeout=timeout, headers=headers, transport=transport)
 
     @classmethod
@@ -151,7 +164,7 @@ class ChatClient:
         if endpoint.base_url is None:
             raise LLMConfigError("this endpoint is the managed local server; start it first (duologue.llm.server.shared_local_server)")
         retry = RetryPolicy(settings.max_retries, settings.backoff, settings.backoff_max)
-        options = {"timeout": settings.timeout, "retry": retry, "strict_schema": settings.strict_schema, "extra_body": settings.extra_body, **options}
+        options = {"timeout": settings.timeout, "max_body_bytes": settings.max_reply_bytes, "retry": retry, "strict_schema": settings.strict_schema, "extra_body": settings.extra_body, **options}
         return cls(endpoint.base_url, endpoint.model, api_key=endpoint.api_key, **options)
 
     @property
@@ -228,12 +241,18 @@ class ChatClient:
         return completion
 
     def complete_json(self, messages: list[Message], json_schema: dict[str, Any], **options: Any) -> tuple[Any, Completion]:
-        """A completion constrained by `json_schema`, parsed. Raises `LLMResponseError` when the text is not JSON."""
+        """A completion constrained by `json_schema`, parsed (its strings cleaned: JSON's escapes can
+        spell what `clean_text` removes). Raises `LLMResponseError` when the text is not JSON."""
         completion = self.complete(messages, json_schema=json_schema, **options)
         try:
-            return json.loads(completion.text), completion
+            data = json.loads(completion.text)
         except json.JSONDecodeError as error:
             raise LLMResponseError(f"the model's reply is not JSON ({error}): {completion.text[:200]!r}") from None
+        changed: list[str] = []
+        data = clean_value(data, changed)
+        if changed:
+            log.warning("%s: the JSON reply was cleaned: %s", self.url, "; ".join(dict.fromkeys(changed)))
+        return data, completion
 
     # ------------------------------------------------------------------ internals
 
@@ -243,6 +262,7 @@ class ChatClient:
             last = attempt == attempts - 1
             try:
                 completion = self._stream(body, on_chunk) if stream else self._post(body)
+                completion.text = self._clean(completion.text)
                 completion.attempts = attempt + 1
                 return completion
             except _Transient as transient:
@@ -253,21 +273,24 @@ class ChatClient:
                 self.sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def _clean(self, text: str) -> str:
+        cleaned, changed = clean_text(text)
+        if changed:
+            log.warning("%s: the reply's text was cleaned: %s", self.url, "; ".join(changed))
+        return cleaned
+
     def _send(self, body: dict[str, Any], stream: bool) -> httpx.Response:
         """Send, turning transport failures into `_Transient` (retry) or `LLMConfigError` (give up)."""
         try:
             request = self._http.build_request("POST", self._address, json=body)
             response = self._http.send(request, stream=True)
-            if not stream:
-                response = _read_within(response, self.timeout)
+            if not stream or response.status_code >= 400:
+                response = _read_within(response, self.timeout, self.max_body_bytes, self.url)
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as error:
             raise LLMConfigError(f"cannot send to {self.url}: {error}") from None
         except httpx.TransportError as error:
             raise _Transient(error=error) from None
         if response.status_code >= 400:
-            if stream:
-                response.read()
-                response.close()
             if self.retry.retryable_status(response.status_code):
                 raise _Transient(status=response.status_code, body=redact(response.text, self._secrets), retry_after=_retry_after(response))
             raise _http_error(self.url, response, self._secrets)
@@ -283,8 +306,9 @@ class ChatClient:
         try:
             if "text/event-stream" not in response.headers.get("content-type", ""):
                 # An endpoint that does not stream: one JSON body, delivered as a single chunk.
-                response.read()
-                completion = _parse_completion(_json(response), self.url)
+                whole = _read_within(response, self.timeout, self.max_body_bytes, self.url)
+                completion = _parse_completion(_json(whole), self.url)
+                completion.text = self._clean(completion.text)
                 if on_chunk is not None and completion.text:
                     on_chunk(completion.text)
                 completion.chunks = 1 if completion.text else 0
@@ -296,7 +320,10 @@ class ChatClient:
                 if on_chunk is not None:
                     on_chunk(text)
 
-            return _read_events(_sse_data(response), counted)
+            clean = CleanChunks(counted)
+            completion = _read_events(_sse_data(_lines(_bounded(response, self.max_body_bytes, self.url))), clean)
+            clean.flush()
+            return completion
         except httpx.TransportError as error:
             if delivered:
                 # The caller has seen part of the text: a silent retry would show it twice.
@@ -361,13 +388,60 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
     return text
 
 
-def _read_within(response: httpx.Response, seconds: float) -> httpx.Response:
-    """The response with its whole body, read within `seconds` in all: httpx's timeout is per read,
-    so an endpoint that trickles a byte at a time would otherwise hold a request open without end."""
+def _too_large(url: str, limit: int, what: str) -> LLMReplyTooLarge:
+    return LLMReplyTooLarge(
+        f"{url} sent {what} {limit:,} bytes in one reply (a chat completion is a few kB); stopped reading there "
+        "(DUOLOGUE_LLM_MAX_REPLY_BYTES sets the limit)"
+    )
+
+
+def _bounded(response: httpx.Response, limit: int, url: str) -> Iterator[bytes]:
+    """The response's body, decoded, chunk by chunk, until more than `limit` bytes (decoded, or as
+    sent: a compressed body counts both ways) have come; then `LLMReplyTooLarge`. A `Content-Length`
+    above the limit is refused before anything is read."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _too_large(url, limit, f"a body of {int(declared):,} bytes (Content-Length), more than")
+    received = 0
+    for chunk in response.iter_bytes():
+        received += len(chunk)
+        if received > limit or response.num_bytes_downloaded > limit:
+            raise _too_large(url, limit, "more than")
+        yield chunk
+
+
+def _lines(chunks: Iterator[bytes]) -> Iterator[str]:
+    """Text lines of a UTF-8 byte stream (`\\n`, `\\r\\n` or `\\r` ends one), as httpx's `iter_lines`
+    gives them; a line is never longer than what `chunks` yields in all, which `_bounded` caps."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    partial: list[str] = []
+    carriage = False  # the last chunk ended in "\r": a "\n" starting the next one ends no second line
+    for chunk in chunks:
+        text = decoder.decode(chunk)
+        if not text:
+            continue
+        if carriage and text.startswith("\n"):
+            text = text[1:]
+        carriage = text.endswith("\r")
+        parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        for part in parts[:-1]:
+            partial.append(part)
+            yield "".join(partial)
+            partial = []
+        partial.append(parts[-1])
+    tail = "".join(partial) + decoder.decode(b"", final=True)
+    if tail:
+        yield tail
+
+
+def _read_within(response: httpx.Response, seconds: float, limit: int = DEFAULT_MAX_REPLY_BYTES, url: str = "the endpoint") -> httpx.Response:
+    """The response with its whole body, read within `seconds` in all (httpx's timeout is per read,
+    so an endpoint that trickles a byte at a time would otherwise hold a request open without end)
+    and up to `limit` bytes (`_bounded`)."""
     deadline = time.monotonic() + seconds
     chunks = []
     try:
-        for chunk in response.iter_bytes():
+        for chunk in _bounded(response, limit, url):
             chunks.append(chunk)
             if time.monotonic() > deadline:
                 raise httpx.ReadTimeout(f"the answer took more than {seconds:g} s in all", request=response.request)
@@ -420,10 +494,10 @@ def _parse_completion(data: Any, url: str = "the endpoint") -> Completion:
     return Completion(text=text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, finish_reason=choice.get("finish_reason"), model=data.get("model"))
 
 
-def _sse_data(response: httpx.Response) -> Iterator[str]:
-    """The `data:` payloads of a server-sent event stream, one per event."""
+def _sse_data(source: Iterator[str]) -> Iterator[str]:
+    """The `data:` payloads of a server-sent event stream (its lines), one per event."""
     lines: list[str] = []
-    for line in response.iter_lines():
+    for line in source:
         if not line:
             if lines:
                 yield "\n".join(lines)

@@ -8,6 +8,7 @@ Every setting has an environment variable with the prefix `DUOLOGUE_LLM_`:
 | `DUOLOGUE_LLM_MODEL` | model name sent with each request | none |
 | `DUOLOGUE_LLM_API_KEY` | bearer key (the `openai` alias also reads `OPENAI_API_KEY`) | none |
 | `DUOLOGUE_LLM_TIMEOUT` | seconds per HTTP request | 60 |
+| `DUOLOGUE_LLM_MAX_REPLY_BYTES` | the most bytes of one reply body read (decoded); more is an error | 8000000 |
 | `DUOLOGUE_LLM_MAX_RETRIES` | retries after a connection error, 429 or 5xx | 3 |
 | `DUOLOGUE_LLM_BACKOFF` | first retry delay in seconds (doubles each retry, with jitter) | 0.5 |
 | `DUOLOGUE_LLM_BACKOFF_MAX` | longest delay between retries | 20 |
@@ -65,6 +66,8 @@ KEY_VARIABLES: dict[str, str] = {
 }
 """Hosted aliases and the variable their provider's own tools read the key from."""
 
+DEFAULT_MAX_REPLY_BYTES = 8_000_000
+
 LOCAL = "local"
 LOCAL_MODEL_NAME = "smollm2"
 """The name the local server answers to (any name works with llama.cpp; this one reads well in reports)."""
@@ -79,6 +82,9 @@ class LLMSettings(BaseSettings):
     model: str | None = None
     api_key: SecretStr | None = None
     timeout: float = Field(60.0, gt=0)
+    max_reply_bytes: int = Field(DEFAULT_MAX_REPLY_BYTES, gt=0)
+    """A chat completion is a few kB (a long stream a few hundred); an endpoint that sends more
+    without end would fill the memory of the process, which on the platform serves every dialogue."""
     max_retries: int = Field(3, ge=0)
     backoff: float = Field(0.5, ge=0)
     backoff_max: float = Field(20.0, ge=0)

@@ -2,28 +2,49 @@
 
 An agent's `act` runs in a worker thread so a slow model never blocks other dialogues. A bot
 whose move is refused tries again (`MAX_BOT_ATTEMPTS`), then the dialogue ends as
-`illegal_actions`; a bot that thought while the dialogue changed thinks again.
+`illegal_actions`; a bot that thought while the dialogue changed thinks again. A person's text that
+cannot be stored or sent is refused at the socket; a bot's (any agent's, a plug-in's too) is cleaned
+here (`duologue.llm.replies.clean_value`) before the move is judged, so it can never fail the store.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 
 from duologue.agents import make_agent
+from duologue.core import actions
 from duologue.core.agent import Agent
 from duologue.core.task import IllegalAction, Task
+from duologue.llm.replies import clean_value
 from duologue.web.presence import LiveParts
 from duologue.web.storage import Seat
 
 MAX_BOT_ATTEMPTS = 3
+log = logging.getLogger(__name__)
 
 
 def make_bot(seat: Seat, task: Task, seed: int) -> Agent:
     agent = make_agent(seat.agent or "rule", task)
     agent.reset(task, seat.party, random.Random(f"{seed}:{seat.party}"))
     return agent
+
+
+def sendable(action: actions.Action, party: str) -> actions.Action:
+    """The bot's `action` with its text made safe to store and send (the same action when it was);
+    `IllegalAction` when nothing of it is left to send."""
+    changed: list[str] = []
+    data = clean_value(action.model_dump(), changed)
+    if not changed:
+        return action
+    log.warning("the %s move of bot %s was cleaned: %s", action.kind, party, "; ".join(dict.fromkeys(changed)))
+    try:
+        return actions.parse_action(data)
+    except ValueError as error:
+        raise IllegalAction(party, action.kind, f"once its unsendable characters were dropped: {error}") from None
+
 
 class Bots(LiveParts):
     """The bots' turns of a live dialogue (a part of `LiveDialogue`)."""
@@ -50,7 +71,7 @@ class Bots(LiveParts):
                     if self.task is not task or self.stored != seen:
                         break  # the dialogue changed while the bot thought: think again
                     try:
-                        self.task.step(action, party)
+                        self.task.step(sendable(action, party), party)
                     except IllegalAction as error:
                         agent.on_illegal(error)
                         continue

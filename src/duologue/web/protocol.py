@@ -52,11 +52,11 @@ import json
 import random
 import re
 import time
-from pathlib import Path
-from typing import Any, Literal
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from sqlalchemy import JSON, Float, String, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -65,6 +65,8 @@ from duologue.tasks import spec
 CROWD_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId", "assignmentId", "hitId", "turkSubmitTo")
 """Query parameters crowd platforms send with a participant; kept with the participant's progress."""
 SURVEY_FOLDER = "protocol"
+TASK_PREFIX = "task:"
+"""A text or survey named `task:<name>` is the file `<name>` in the task's `protocol/` folder."""
 
 
 class ProtocolError(ValueError):
@@ -89,14 +91,33 @@ class Check(_Strict):
         return self
 
 
+def _plain_text_name(name: str) -> str:
+    if name.startswith(TASK_PREFIX):
+        _refuse_unplain(name[len(TASK_PREFIX) :])
+    return name
+
+
+def _plain_survey_name(name: str) -> str:
+    shipped = task_name(name)
+    if shipped is not None:
+        _refuse_unplain(shipped)
+    return name
+
+
+TextName = Annotated[str, AfterValidator(_plain_text_name)]
+"""A consent or instructions text: a file path, or `task:<one plain file name>` (without .txt)."""
+SurveyName = Annotated[str, AfterValidator(_plain_survey_name)]
+"""A survey: a YAML file path, or the task's own, `task:<name>` or a bare name (without .yaml)."""
+
+
 class Protocol(_Strict):
     """The pages before the lobby. Texts are file paths, or `task:<name>` for a file the task ships
     under `protocol/`."""
 
-    consent: str | None = None
-    instructions: str | None = None
+    consent: TextName | None = None
+    instructions: TextName | None = None
     comprehension: list[Check] = Field(default_factory=list)
-    surveys: list[str] = Field(default_factory=list)
+    surveys: list[SurveyName] = Field(default_factory=list)
     """Survey names in the task's `protocol/` folder (without .yaml), or YAML file paths."""
 
     def steps(self) -> list[str]:
@@ -268,11 +289,50 @@ class Survey(_Strict):
         return out
 
 
+def task_name(survey_name: str) -> str | None:
+    """The file name a survey entry names in the task's folder (without its suffix), or None for a
+    YAML path: `task:<name>`, and a bare name without .yaml/.yml, are both the task's own."""
+    if survey_name.startswith(TASK_PREFIX):
+        return survey_name[len(TASK_PREFIX) :]
+    return None if survey_name.endswith((".yaml", ".yml")) else survey_name
+
+
+def plain_name_problem(name: str) -> str | None:
+    """Why `name` is not one plain file name (None when it is): a `task:` name is read inside the
+    task's folder, so a separator, `..`, a drive or an absolute path would reach any file of the server."""
+    if not name or name in (".", ".."):
+        return f"{name!r} is not a file name"
+    if any(ord(c) < 32 for c in name):  # NUL among them
+        return f"{name!r} holds a control character, which no file name should"
+    if PurePosixPath(name).name != name or PureWindowsPath(name).name != name:
+        return f"{name!r} is not one plain file name (no folders, '..', drives or absolute paths)"
+    return None
+
+
+def _refuse_unplain(name: str) -> None:
+    problem = plain_name_problem(name)
+    if problem is not None:
+        raise ValueError(f"{problem}; a task's text or survey is one file in its {SURVEY_FOLDER}/ folder")
+
+
+def task_file(folder: Any, name: str) -> Any:
+    """The file `name` directly inside a task's resource `folder`: a plain name, and (on a file
+    system) its real path still inside the folder, so a link that points out is refused too."""
+    problem = plain_name_problem(name)
+    if problem is not None:
+        raise ProtocolError(problem)
+    found = folder.joinpath(name)
+    if isinstance(found, Path) and not found.resolve().is_relative_to(Path(folder).resolve()):
+        raise ProtocolError(f"{name!r} leads out of the task's {SURVEY_FOLDER}/ folder (a link to a file elsewhere)")
+    return found
+
+
 def _text_path(task_id: str, name: str, suffix: str) -> Any:
-    if name.startswith("task:"):
-        found = spec(task_id).resource(SURVEY_FOLDER, name[len("task:") :] + suffix)
+    if name.startswith(TASK_PREFIX):
+        shipped = name[len(TASK_PREFIX) :]
+        found = task_file(spec(task_id).resource(SURVEY_FOLDER), shipped + suffix)
         if not found.is_file():
-            raise ProtocolError(f"task {task_id} ships no {SURVEY_FOLDER}/{name[5:]}{suffix}")
+            raise ProtocolError(f"task {task_id} ships no {SURVEY_FOLDER}/{shipped}{suffix}")
         return found
     path = Path(name)
     if not path.is_file():
