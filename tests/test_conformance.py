@@ -156,3 +156,58 @@ def test_a_task_without_a_spec_is_the_checker_s_own_error(registered):
 
 def test_the_honest_variants_pass(registered):
     check_task(registered(CoinSplit), episodes=3)
+
+
+# --------------------------------------------------------------------------- the secret search compares whole JSON values
+
+
+class LeakyTenths(CoinSplit):
+    """Each party privately holds a share in tenths; the observer is shown its own share only,
+    while the partner's share (0.9) is a prefix of the observer's own (0.94) as text."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "leaky-tenths-v0"})
+    shown_share = "own"
+
+    def generate_scenario(self, rng):
+        scenario = super().generate_scenario(rng)
+        scenario.private["0"]["share"], scenario.private["1"]["share"] = 0.9, 0.94
+        scenario.private["0"]["code"], scenario.private["1"]["code"] = 3, 8
+        return scenario
+
+    def observe(self, party):
+        observation = super().observe(party)
+        mine = self.scenario.private[party]
+        observation.feedback.append(f"your share is {mine['share']}")
+        if self.shown_share == "partner-code":
+            observation.feedback.append(f"hint: {self.scenario.private[self.other(party)]['code']}")
+        return observation
+
+
+class LeakyOneDigit(LeakyTenths):
+    spec = CoinSplit.spec.model_copy(update={"id": "leaky-one-digit-v0"})
+    shown_share = "partner-code"
+
+
+def test_the_secret_search_finds_no_number_inside_a_longer_one_nor_a_party_id():
+    from duologue.testing_privacy import leaks
+
+    task = LeakyTenths()
+    task.reset(seed=1)
+    task.scenario.private["1"]["role"] = "0"  # a party id the other side also holds as a value: public
+    assert leaks(task, task.observe("1")) is None, "0.9 is not shown inside 0.94"
+    assert leaks(task, task.observe("0")) is None
+
+
+def test_the_secret_search_finds_a_one_digit_secret():
+    from duologue.testing_privacy import leaks
+
+    task = LeakyOneDigit()
+    task.reset(seed=1)
+    assert leaks(task, task.observe("0")) == 8
+    assert leaks(task, task.observe("1")) == 3
+
+
+def test_checker_passes_a_share_shown_only_to_its_owner_and_catches_a_one_digit_leak(registered):
+    check_task(registered(LeakyTenths), episodes=2)
+    with pytest.raises(ConformanceError, match="private value 8|private value 3|private view"):
+        check_task(registered(LeakyOneDigit), episodes=2)
