@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from duologue.core import moves
+from typing import Literal
+
+from duologue.core import actions, moves
 from duologue.tasks import TASKS, register, task_ids
 from duologue.tasks.casino.task import CasinoTask
 from duologue.tasks.craigslist.task import CraigslistTask
@@ -211,3 +213,45 @@ def test_checker_passes_a_share_shown_only_to_its_owner_and_catches_a_one_digit_
     check_task(registered(LeakyTenths), episodes=2)
     with pytest.raises(ConformanceError, match="private value 8|private value 3|private view"):
         check_task(registered(LeakyOneDigit), episodes=2)
+
+
+# --------------------------------------------------------------------------- every legal kind reaches every front end
+
+
+class Tag(actions.Action):
+    """Tag the offer with words (a list: no front end of duologue can write one)."""
+
+    kind: Literal["tag-words"] = "tag-words"
+    labels: list[str]
+
+
+actions.register_move(Tag)
+
+
+class UnreachableKind(CoinSplit):
+    """A move whose one field is a list: the RL menu, the LLM prompt, the terminal and the page form cannot make it."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "unreachable-kind-v0"})
+
+    def _legal_kinds(self, party):
+        return super()._legal_kinds(party) + ([] if self.pending else ["tag-words"])
+
+    def move_schema(self, party, kind):
+        if kind == "tag-words":
+            return moves.move(kind, {"labels": {"type": "array", "items": {"type": "string"}, "minItems": 1}})
+        return super().move_schema(party, kind)
+
+    def sample_action(self, party, rng):
+        kind = rng.choice(self._legal_kinds(party))
+        if kind == "tag-words":
+            return Tag(labels=["fair"])
+        if kind == "offer":
+            return actions.Offer(price=rng.randint(0, 10))
+        return actions.Say(text="ok") if kind == "say" else actions.BY_KIND[kind]()
+
+
+def test_checker_fails_a_task_whose_front_ends_cannot_reach_a_kind(registered):
+    with pytest.raises(ConformanceError) as failed:
+        check_task(registered(UnreachableKind), episodes=1)
+    for front in ("the RL move menu", "the LLM prompt", "the terminal", "the page form"):
+        assert f"'tag-words' cannot be reached from {front}" in str(failed.value)

@@ -63,7 +63,11 @@ class DialogueEnv(gym.Env):
         self.rng = random.Random(f"{episode_seed}:moves")
         self.partner.reset(self.task, self.other, agent_rng(episode_seed, self.other))
         self._partner_moves()
-        return self._observation(), {"seed": episode_seed}
+        return self._observation(), {"seed": episode_seed, **self._cut()}
+
+    def _cut(self) -> dict[str, Any]:
+        """What the learner's menu left out this turn (kind -> entries), when it left anything out."""
+        return {"menu_cut": dict(self.menu.cut)} if self.menu.cut and self._legal else {}
 
     def _partner_moves(self) -> None:
         """Let the partner play until it is the learner's turn or the episode is over."""
@@ -88,10 +92,10 @@ class DialogueEnv(gym.Env):
         move = self.menu.pick(self._legal, action)
         self.task.step(move, self.party)
         self._partner_moves()
-        reward, info = 0.0, {"move": move.model_dump()}
+        reward, info = 0.0, {"move": move.model_dump(), **self._cut()}
         terminated = truncated = False
         if self.task.done:
-            terminated, truncated, outcome = self.task.last()
+            terminated, truncated, outcome = self.task.status()
             truncated = truncated and not terminated
             reward = final_rewards(self.task)[self.party]
             info["outcome"] = outcome.model_dump() if outcome is not None else None
