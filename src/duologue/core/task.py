@@ -456,7 +456,11 @@ class Task(ABC):
     def status(self) -> tuple[bool, bool, Outcome | None]:
         """(terminated, truncated, outcome): the outcome once the episode is over, else None."""
         self._require_started()
-        return self.terminated, self.truncated, (self.judge(self.to_dialogue(with_outcome=False)) if self.done else None)
+        if not self.done:
+            return self.terminated, self.truncated, None
+        if type(self).judge is Task.judge:  # the default judge would replay these very moves into this state
+            return self.terminated, self.truncated, self.score()
+        return self.terminated, self.truncated, self.judge(self.to_dialogue(with_outcome=False))
 
     def last(self) -> tuple[bool, bool, Outcome | None]:
         """The old name of `status` (kept for code written against it). Not PettingZoo's `last()`,
@@ -476,7 +480,7 @@ class Task(ABC):
             meta={"task_id": self.id, "seed": self.seed, "illegal_actions": dict(self.illegal), "max_turns": self.max_turns},
         )
         if with_outcome and self.done:
-            dialogue.outcome = self.judge(dialogue)
+            dialogue.outcome = self.status()[2]
         return dialogue
 
 
