@@ -225,7 +225,7 @@ class Task(ABC):
         engine = self.fresh()
         engine.turn_taking = "free"
         engine._first = next((e.party for e in dialogue.events if e.party in engine.party_ids), None)
-        engine.reset(seed=0, scenario=dialogue.scenario, parties=dialogue.parties)
+        engine._start(0, dialogue.scenario, dialogue.parties)  # read in place: the rules never change a scenario
         for event in dialogue.events:
             if engine.done:
                 break
@@ -319,11 +319,17 @@ class Task(ABC):
         seed: the episode's own RNG (drawn from the OS when None, and recorded). scenario: play a
         given scenario (a corpus `Dialogue`'s scenario replays a real one) instead of generating.
         """
-        self.seed = seed if seed is not None else secrets.randbits(32)
-        self.rng = random.Random(self.seed)
         if isinstance(scenario, Dialogue):
             scenario = scenario.scenario
-        self.scenario = copy.deepcopy(scenario) if scenario is not None else self.generate_scenario(self.rng)
+        self._start(seed, copy.deepcopy(scenario) if scenario is not None else None, parties)
+        assert self.to_move is not None
+        return self.observe(self.to_move)
+
+    def _start(self, seed: int | None, scenario: Scenario | None, parties: list[Party] | None) -> None:
+        """Set up an episode on `scenario` as given (not copied: `reset` copies, `replay` only reads)."""
+        self.seed = seed if seed is not None else secrets.randbits(32)
+        self.rng = random.Random(self.seed)
+        self.scenario = scenario if scenario is not None else self.generate_scenario(self.rng)
         self.parties = with_roles(parties, self.make_parties(self.scenario)) if parties is not None else self.make_parties(self.scenario)
         self.events: list[Event] = []
         self.illegal: dict[str, int] = {p: 0 for p in self.party_ids}
@@ -340,7 +346,6 @@ class Task(ABC):
         self._views: dict[str, tuple[dict[str, Any], dict[str, Any], list[Event]]] = {}
         self._started = True
         self._on_reset()
-        return self.observe(first)
 
     def _now(self, reset: bool = False) -> float:
         if self._clock is not None:
