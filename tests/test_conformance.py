@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from duologue.core import moves
+from typing import Literal
+
+from duologue.core import actions, moves
 from duologue.tasks import TASKS, register, task_ids
 from duologue.tasks.casino.task import CasinoTask
 from duologue.tasks.craigslist.task import CraigslistTask
@@ -156,3 +158,100 @@ def test_a_task_without_a_spec_is_the_checker_s_own_error(registered):
 
 def test_the_honest_variants_pass(registered):
     check_task(registered(CoinSplit), episodes=3)
+
+
+# --------------------------------------------------------------------------- the secret search compares whole JSON values
+
+
+class LeakyTenths(CoinSplit):
+    """Each party privately holds a share in tenths; the observer is shown its own share only,
+    while the partner's share (0.9) is a prefix of the observer's own (0.94) as text."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "leaky-tenths-v0"})
+    shown_share = "own"
+
+    def generate_scenario(self, rng):
+        scenario = super().generate_scenario(rng)
+        scenario.private["0"]["share"], scenario.private["1"]["share"] = 0.9, 0.94
+        scenario.private["0"]["code"], scenario.private["1"]["code"] = 3, 8
+        return scenario
+
+    def observe(self, party):
+        observation = super().observe(party)
+        mine = self.scenario.private[party]
+        observation.feedback.append(f"your share is {mine['share']}")
+        if self.shown_share == "partner-code":
+            observation.feedback.append(f"hint: {self.scenario.private[self.other(party)]['code']}")
+        return observation
+
+
+class LeakyOneDigit(LeakyTenths):
+    spec = CoinSplit.spec.model_copy(update={"id": "leaky-one-digit-v0"})
+    shown_share = "partner-code"
+
+
+def test_the_secret_search_finds_no_number_inside_a_longer_one_nor_a_party_id():
+    from duologue.testing_privacy import leaks
+
+    task = LeakyTenths()
+    task.reset(seed=1)
+    task.scenario.private["1"]["role"] = "0"  # a party id the other side also holds as a value: public
+    assert leaks(task, task.observe("1")) is None, "0.9 is not shown inside 0.94"
+    assert leaks(task, task.observe("0")) is None
+
+
+def test_the_secret_search_finds_a_one_digit_secret():
+    from duologue.testing_privacy import leaks
+
+    task = LeakyOneDigit()
+    task.reset(seed=1)
+    assert leaks(task, task.observe("0")) == 8
+    assert leaks(task, task.observe("1")) == 3
+
+
+def test_checker_passes_a_share_shown_only_to_its_owner_and_catches_a_one_digit_leak(registered):
+    check_task(registered(LeakyTenths), episodes=2)
+    with pytest.raises(ConformanceError, match="private value 8|private value 3|private view"):
+        check_task(registered(LeakyOneDigit), episodes=2)
+
+
+# --------------------------------------------------------------------------- every legal kind reaches every front end
+
+
+class Tag(actions.Action):
+    """Tag the offer with words (a list: no front end of duologue can write one)."""
+
+    kind: Literal["tag-words"] = "tag-words"
+    labels: list[str]
+
+
+actions.register_move(Tag)
+
+
+class UnreachableKind(CoinSplit):
+    """A move whose one field is a list: the RL menu, the LLM prompt, the terminal and the page form cannot make it."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "unreachable-kind-v0"})
+
+    def _legal_kinds(self, party):
+        return super()._legal_kinds(party) + ([] if self.pending else ["tag-words"])
+
+    def move_schema(self, party, kind):
+        if kind == "tag-words":
+            return moves.move(kind, {"labels": {"type": "array", "items": {"type": "string"}, "minItems": 1}})
+        return super().move_schema(party, kind)
+
+    def sample_action(self, party, rng):
+        kind = rng.choice(self._legal_kinds(party))
+        if kind == "tag-words":
+            return Tag(labels=["fair"])
+        if kind == "offer":
+            return actions.Offer(price=rng.randint(0, 10))
+        return actions.Say(text="ok") if kind == "say" else actions.BY_KIND[kind]()
+
+
+def test_checker_fails_a_task_whose_front_ends_cannot_reach_a_kind(registered):
+    with pytest.raises(ConformanceError) as failed:
+        check_task(registered(UnreachableKind), episodes=1)
+    for front in ("the RL move menu", "the LLM prompt", "the terminal", "the page form"):
+        assert f"'tag-words' cannot be reached from {front}" in str(failed.value)

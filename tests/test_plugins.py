@@ -73,7 +73,7 @@ def test_an_entry_point_plug_in_is_listed_and_plays_in_the_terminal(tmp_path: Pa
     out = tmp_path / "chat.jsonl"
     played = duologue("chat", "--task", "handshake-v0", "--vs", "random", "--seed", "2", "--out", str(out), env=env, input="/help\nleft?\n/wave 3\n/wave left\n" + "/wave left\n" * 5)
     assert played.returncode == 0, played.stdout + played.stderr
-    assert "/wave <hand>" in played.stdout and "Wave a hand." in played.stdout, "help comes from the plug-in's schema"
+    assert "/wave <hand: left|right>" in played.stdout and "Wave a hand." in played.stdout, "help comes from the plug-in's schema"
     assert "choose one of left, right" in played.stdout, "a bad value is refused with the schema's own choices"
     dialogue = json.loads(out.read_text(encoding="utf-8").splitlines()[0])
     assert dialogue["task"] == "handshake" and any(e["kind"] == "wave" and e["party"] == "a" for e in dialogue["events"])
@@ -131,3 +131,98 @@ def test_a_newer_version_of_a_task_gets_its_own_default_study(monkeypatch):
     monkeypatch.setitem(tasks.TASKS, "coins-v1", "toy_task:CoinSplitV1")
     ids = {s.task: s.id for s in default_studies()}
     assert ids["coins-v0"] == "coins" and ids["coins-v1"] == "coins-v1" and ids["casino-v0"] == "casino"
+
+
+# --------------------------------------------------------------------------- a plug-in that writes only rules and score
+
+
+@pytest.fixture
+def joboffer(monkeypatch):
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    from joboffer import JobOfferTask
+
+    before = TASKS.get("joboffer-v0")  # installed as an entry point, it stays registered after the test
+    task_id = register(JobOfferTask) if before is None else "joboffer-v0"
+    yield task_id
+    if before is None:
+        TASKS.pop(task_id, None)
+
+
+def test_a_plugin_with_rules_and_score_only_gets_the_rest_from_its_schema(joboffer):
+    import random
+
+    from duologue.core import actions
+    from duologue.core.episode import play_episode
+    from duologue.core.task import Task
+    from duologue.agents import make_agent
+    from duologue.tasks import make
+
+    check_task(joboffer, episodes=10)
+    task = make(joboffer)
+    for name in ("sample_action", "judge", "episode_metrics"):
+        assert getattr(type(task), name) is getattr(Task, name), f"{name} is duologue's default"
+    event = actions.EVENT_OF["job-offer"]
+    assert event.__name__ == "JobOfferMoveEvent" and set(event.model_fields) >= {"party", "time", "salary", "start", "remote"}
+    dialogues = [play_episode(task, {p: make_agent("random", task) for p in task.party_ids}, seed=seed) for seed in range(40)]
+    deals = [d for d in dialogues if d.outcome.agreed]
+    assert deals and all(d.outcome.deal["remote"] in range(6) for d in deals)
+    assert all(Dialogue.model_validate_json(d.model_dump_json()).outcome == task.judge(d) for d in dialogues), "the replayed judge agrees"
+    figures = task.episode_metrics(dialogues[0])
+    assert figures["score_recruiter"] == dialogues[0].outcome.scores["recruiter"] and "score_candidate" in figures
+    task.reset(seed=1)
+    assert task.observe("candidate").role == "candidate" == task.to_dialogue().parties[1].role, "one source of roles"
+    assert isinstance(task.sample_action(task.to_move, random.Random(0)), actions.Action)
+
+
+def _offer_schema(task_id):
+    from duologue.tasks import make
+
+    task = make(task_id)
+    task.reset(seed=2)
+    return task, task.action_schema(task.to_move)
+
+
+def test_the_rl_menu_covers_every_value_of_an_enum_and_a_small_integer_range_and_every_kind(joboffer):
+    import random
+
+    from duologue.core import moves
+
+    _, schema = _offer_schema(joboffer)
+    entries, cut = moves.menu(schema, random.Random(0), 128)
+    offers = [e for e in entries if e["kind"] == "job-offer"]
+    assert {e["remote"] for e in offers} == set(range(6)), "a learner can choose every remote day"
+    assert len(offers) == 4 * 3 * 6 and not cut
+    assert {e["kind"] for e in entries} == set(moves.kinds(schema))
+    small, cut = moves.menu(schema, random.Random(0), 10)
+    assert {e["kind"] for e in small} == set(moves.kinds(schema)), "every kind keeps an entry"
+    assert len(small) == 10 and cut == {"job-offer": 72 - 8}
+
+
+def test_the_environment_says_what_its_menu_cut(joboffer):
+    pytest.importorskip("gymnasium")
+    import warnings
+
+    from duologue.envs import gymnasium_env
+    from duologue.envs.spaces import MenuCutWarning
+
+    env = gymnasium_env(joboffer, partner="random", max_actions=8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for seed in range(6):
+            _, info = env.reset(seed=seed)
+            if "menu_cut" in info:
+                break
+    assert info["menu_cut"]["job-offer"] == 72 - 6
+    assert any(issubclass(w.category, MenuCutWarning) and "job-offer" in str(w.message) for w in caught)
+
+
+def test_the_llm_and_the_terminal_list_an_enums_choices_and_an_integer_ranges_bounds(joboffer):
+    from duologue.agents.human import help_text
+    from duologue.agents.llm import describe_moves
+
+    _, schema = _offer_schema(joboffer)
+    line = describe_moves(schema, 100)
+    assert '"salary": 60|70|80|90' in line and '"start": "june"|"july"|"september"' in line and '"remote": <0..5>' in line
+    assert "<value>" not in line
+    shown = help_text(schema)
+    assert "/job-offer <salary: 60|70|80|90> <start: june|july|september> <remote 0..5>" in shown

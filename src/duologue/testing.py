@@ -29,7 +29,7 @@ from duologue.core.task import IllegalAction, Task
 from duologue.data.compare import record_differences
 from duologue.data.formats import errors_of
 from duologue.core.spec import TaskSpec
-from duologue.tasks import corpus_format, corpus_names, make, task_class
+from duologue.tasks import VARIANTS, corpus_format, corpus_names, make, task_class
 from duologue.testing_privacy import check_differential_privacy, leaks
 
 
@@ -75,6 +75,8 @@ def _check_spec(task_id: str, options: dict[str, Any]) -> list[str]:
     spec = getattr(cls, "spec", None)
     if not isinstance(spec, TaskSpec):
         return [f"{cls.__name__} has no `spec` (a duologue.core.spec.TaskSpec); generic code cannot read what the task is"]
+    if task_id in VARIANTS:
+        spec = spec.model_copy(update={"id": task_id})  # a variant registered with options
     failures = []
     if spec.id != task_id:
         failures.append(f"the spec's id {spec.id!r} differs from the registered id {task_id!r}")
@@ -109,6 +111,7 @@ def _check_episode(task_id: str, seed: int, options: dict[str, Any]) -> list[str
     failures += _check_privacy_while_playing(make(task_id, **options), seed)
     failures += _guarded("the differential privacy check", lambda: check_differential_privacy(task_id, seed, options))
     failures += _guarded("the action schema check", lambda: _check_action_schema(make(task_id, **options), seed))
+    failures += _guarded("the front-end check", lambda: _check_front_ends(make(task_id, **options), seed))
     failures += _check_outcome(make(task_id, **options), first)
     failures += _check_corpus_round_trip(task, first)
     failures += _check_replay(make(task_id, **options), first)
@@ -300,4 +303,75 @@ def _check_action_schema(task: Task, seed: int) -> list[str]:
             task.step(read[0], party)
         except IllegalAction as error:
             return [f"the task refuses a move its own action schema admits: {data}: {error.reason}"]
+    return []
+
+
+# --------------------------------------------------------------------------- every legal kind reaches every front end
+
+
+def _unreachable_llm(option: moves.Schema, max_chars: int) -> str | None:
+    from duologue.agents.llm import describe_moves
+
+    line = describe_moves(moves.action_schema([option]), max_chars)
+    return "the prompt writes a field as <value>" if "<value>" in line else None
+
+
+def _unreachable_terminal(option: moves.Schema, schema: moves.Schema, rng: random.Random) -> str | None:
+    from duologue.agents.human import command_for, help_text, parse_command
+
+    kind = moves.kind_of(option)
+    if (f"/{kind}" if kind != "say" else "type a message") not in help_text(schema):
+        return "/help does not list it"
+    data = moves.sample(option, rng)
+    try:
+        typed = parse_command(command_for(data, schema), schema)
+    except Exception as error:  # noqa: BLE001 - any refusal is the finding
+        return f"typing {data} fails: {error}"
+    return None if typed.model_dump(mode="json") == actions.parse_action(data).model_dump(mode="json") else f"typing {data} gives another move"
+
+
+def _unreachable_form(option: moves.Schema) -> str | None:
+    missing = [name for name, widget in moves.form_fields(option).items() if widget is None]
+    return f"the page's form has no input for {', '.join(missing)}" if missing else None
+
+
+def _front_end_gaps(task: Task, party: str, rng: random.Random) -> list[str]:
+    """Each legal kind of `party` now that the RL menu, the LLM prompt, the terminal or the page
+    form cannot make, and why."""
+    schema = task.action_schema(party)
+    legal = moves.kinds(schema)
+    menu, _ = moves.menu(schema, rng, moves.MENU_SIZE)
+    in_menu = {entry["kind"] for entry in menu if moves.validate(schema, entry) is None}
+    gaps = [f"{kind!r} cannot be reached from the RL move menu (no valid entry of {moves.MENU_SIZE})" for kind in legal if kind not in in_menu]
+    for option in moves.options(schema):
+        kind = moves.kind_of(option)
+        for front, why in (
+            ("the LLM prompt", _unreachable_llm(option, task.max_message_chars)),
+            ("the terminal", _unreachable_terminal(option, schema, rng)),
+            ("the page form", _unreachable_form(option)),
+        ):
+            if why is not None:
+                gaps.append(f"{kind!r} cannot be reached from {front}: {why}")
+    return gaps
+
+
+def _check_front_ends(task: Task, seed: int) -> list[str]:
+    """Play randomly; at every turn each legal kind must be reachable from every front end."""
+    task.reset(seed=seed)
+    rng = random.Random(seed + 2)
+    seen: set[str] = set()
+    for _ in range(task.max_turns * 3 + 10):
+        if task.done or task.to_move is None:
+            break
+        party = task.to_move
+        kinds = tuple(task.legal_actions(party))
+        if not set(kinds) <= seen:
+            gaps = _front_end_gaps(task, party, rng)
+            if gaps:
+                return gaps[:4]
+            seen.update(kinds)
+        try:
+            task.step(task.sample_action(party, rng), party)
+        except IllegalAction:
+            break
     return []

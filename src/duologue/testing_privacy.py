@@ -3,20 +3,36 @@
 Two ways: searching what a party is shown (its observation and the rows beside the chat) for the
 other party's private values as they are played (`leaks`), and differentially: swapping the other
 party's private view for another changes nothing a party is shown (`check_differential_privacy`).
+
+The search compares whole JSON values, never substrings: a private number is found as a number
+(so 0.9 is not found inside 0.94, and 3 is found however short), a private text as a whole token
+or run of tokens of a shown text. What the observer may know anyway is no secret: values of the
+public scenario and of its own view, the party ids and role names, and what the other party
+itself said or did.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any, Iterator
 
 from duologue.core import actions
 from duologue.core.task import IllegalAction, Observation, Task
 from duologue.tasks import make
 
+_TOKEN = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[^\W_]+", re.UNICODE)
+"""A whole number (with its decimals) or a run of letters and digits."""
+_EVENT_BOOKKEEPING = frozenset({"party", "time", "kind"})
+"""Event fields the engine writes (who and when), not content a task chose to show."""
+
+Leaf = tuple[str, Any]
+"""A JSON leaf as compared: ("number", float) or ("text", tuple of casefolded tokens)."""
+
 
 def leaves(value: Any) -> Iterator[Any]:
+    """The scalar leaves of a JSON-like value (booleans and nulls are no secrets)."""
     if isinstance(value, dict):
         for v in value.values():
             yield from leaves(v)
@@ -29,22 +45,95 @@ def leaves(value: Any) -> Iterator[Any]:
         yield value
 
 
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(token.casefold() for token in _TOKEN.findall(text))
+
+
+def _number(token: str) -> float | None:
+    try:
+        return float(token)
+    except ValueError:
+        return None
+
+
+def leaf(value: Any) -> Leaf | None:
+    """How a leaf is compared: a number as a number, a text as its tokens (a text that is one
+    number, such as "3", counts as that number)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return ("number", float(value))
+    tokens = _tokens(str(value))
+    if len(tokens) == 1 and _number(tokens[0]) is not None:
+        return ("number", float(tokens[0]))
+    return ("text", tokens) if tokens else None
+
+
+def _pieces(values: Any) -> tuple[set[float], list[tuple[str, ...]]]:
+    """What a shown value holds: its numbers (leaves and numbers written in its texts) and the
+    token runs of its texts."""
+    found_numbers: set[float] = set()
+    texts: list[tuple[str, ...]] = []
+    for value in leaves(values):
+        if isinstance(value, (int, float)):
+            found_numbers.add(float(value))
+            continue
+        tokens = _tokens(str(value))
+        texts.append(tokens)
+        found_numbers.update(n for n in map(_number, tokens) if n is not None)
+    return found_numbers, texts
+
+
+def _within(needle: tuple[str, ...], texts: list[tuple[str, ...]]) -> bool:
+    size = len(needle)
+    return any(text[i : i + size] == needle for text in texts for i in range(len(text) - size + 1))
+
+
+def _shows(secret: Leaf, numbers: set[float], texts: list[tuple[str, ...]]) -> bool:
+    kind, value = secret
+    return value in numbers if kind == "number" else _within(value, texts)
+
+
+def _content(event: Any) -> dict[str, Any]:
+    return {k: v for k, v in event.model_dump(mode="json").items() if k not in _EVENT_BOOKKEEPING}
+
+
+def _public_names(task: Task) -> list[Any]:
+    """Ids and role names every party may know."""
+    spec = getattr(task, "spec", None)
+    roles = list(getattr(spec, "roles", ()) or ())
+    return [*task.party_ids, *roles, *(p.role for p in getattr(task, "parties", []) if p.role)]
+
+
 def leaks(task: Task, observation: Observation) -> Any:
     """A private value of the other party that this observation shows, or None.
 
     Values the observer may know anyway are not secrets: those in the public scenario, in its own
-    view, or in events the other party authored (it chose to say them).
+    view, the parties' ids and roles, or in events a party authored (the other chose to say them;
+    the observer's own moves are its own, and a number it happened to pick is no leak). Searched:
+    the public view, the feedback, the events nobody authored (the task's notes), and the rows
+    shown beside the chat (`Task.items`); the engine's own bookkeeping (turn counts, times) is not
+    task content.
     """
     other = task.other(observation.party)
-    known = set(map(str, leaves(task.scenario.public))) | set(map(str, leaves(observation.private)))
-    revealed_by_other = " ".join(e.model_dump_json() for e in observation.transcript if e.party == other)
-    secrets = {str(v) for v in leaves(task.scenario.private.get(other, {}))} - known
-    secrets = {s for s in secrets if len(s) >= 3 and s not in revealed_by_other}
-    shown = observation.model_copy(update={"transcript": [e for e in observation.transcript if e.party != other]}).model_dump_json()
-    shown += json.dumps(task.items(observation), default=str)  # the rows a page shows beside the chat
-    for secret in sorted(secrets):
-        if secret in shown:
-            return secret
+    authored = [_content(e) for e in observation.transcript if e.party is not None]
+    known_values = [task.scenario.public, observation.private, _public_names(task), authored]
+    known_numbers, known_texts = _pieces(known_values)
+    secrets: dict[Leaf, Any] = {}
+    for value in leaves(task.scenario.private.get(other, {})):
+        found = leaf(value)
+        if found is not None and not _shows(found, known_numbers, known_texts):
+            secrets.setdefault(found, value)
+    if not secrets:
+        return None
+    shown = {
+        "public": observation.public,
+        "feedback": observation.feedback,
+        "events": [_content(e) for e in observation.transcript if e.party is None],
+        "items": task.items(observation),
+    }
+    shown_numbers, shown_texts = _pieces(shown)
+    for found in sorted(secrets, key=repr):
+        if _shows(found, shown_numbers, shown_texts):
+            return secrets[found]
     return None
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from duologue.agents import make_agent
+from duologue.agents import make_agent, standard_partner
 from duologue.agents import llm as llm_agent
 from duologue.agents.llm import PLACEHOLDERS, LLMAgent
 from duologue.core import actions
@@ -56,6 +56,11 @@ def task_prompt_file(family: str) -> str:
     return text
 
 
+def own_prompt(spec: Any) -> str:
+    """Where a task's own system prompt lives (its resources' `prompts/system.txt`)."""
+    return f"{spec.resources}/prompts/system.txt"
+
+
 def started(task_id: str, seed: int = 4, **options: Any) -> Task:
     task = make(task_id, **options)
     task.reset(seed=seed)
@@ -88,10 +93,10 @@ def leaves(value: Any) -> list[str]:
 def test_each_family_ships_a_short_prompt_with_only_known_placeholders(family):
     text = task_prompt_file(family)
     template, source = llm_agent.load_template("system", spec_of_family(family))
-    assert source.endswith(f"{family}/prompts/system.txt"), "the task's own prompt is used, not the generic one"
+    assert source.endswith(own_prompt(spec_of_family(family))), "the task's own prompt is used, not the generic one"
     used = set(template.get_identifiers())
     assert used <= PLACEHOLDERS, f"unknown placeholders {sorted(used - PLACEHOLDERS)}"
-    assert {"party", "public", "private"} <= used, "the prompt shows who the agent is and what it may see"
+    assert {"public", "private"} <= used and used & {"party", "role"}, "the prompt shows who the agent is and what it may see"
     assert "JSON" in text and '{"move"' in text, "the prompt says how to answer"
     assert len(text.split()) <= 220, "the local model is tiny: keep the prompt short"
 
@@ -99,14 +104,15 @@ def test_each_family_ships_a_short_prompt_with_only_known_placeholders(family):
 @pytest.mark.parametrize("task_id", task_ids())
 def test_task_prompt_renders_with_the_party_own_view_and_nothing_left_over(task_id):
     task = started(task_id)
-    family = task.family
+    used = set(llm_agent.load_template("system", task.spec)[0].get_identifiers())
     for party in task.party_ids:
         agent, system, user = prompt_for(task, party)
-        assert agent.system_prompt_source.endswith(f"{family}/prompts/system.txt")
+        assert agent.system_prompt_source.endswith(own_prompt(task.spec))
         observation = task.observe(party)
         assert llm_agent.render_view(observation.private) in system, "the party's own private view is shown"
         assert llm_agent.render_view(observation.public) in system, "the public scenario is shown"
-        assert task.id in system and party in system
+        named = {"task": task.id, "party": party, "role": observation.role or "none"}  # what the prompt says it shows, it shows
+        assert all(named[key] in system for key in used & set(named))
         for text in (system, user):
             assert not re.search(r"\$[A-Za-z_{]", text), f"an unexpanded placeholder in: {text}"
 
@@ -186,9 +192,11 @@ def cases() -> list[tuple[str, str]]:
 def test_llm_local_plays_a_full_episode_against_the_rule_agent(task_id, llm_party, local_server, monkeypatch):
     monkeypatch.delenv("DUOLOGUE_LLM_BASE_URL", raising=False)  # llm:local uses the shared server
     monkeypatch.setenv("DUOLOGUE_LLM_MAX_TOKENS", "64")
-    options = {"max_turns": MAX_TURNS, **SHORT.get(task_id, {})}
+    options: dict[str, Any] = {"max_turns": MAX_TURNS, **SHORT.get(task_id, {})}
+    if standard_partner(make(task_id)) == "random":  # a task without a rule agent: a random partner may end it at once
+        options["first"] = llm_party
     task = make(task_id, **options)
-    agents = {party: make_agent("llm:local" if party == llm_party else "rule", task) for party in task.party_ids}
+    agents = {party: make_agent("llm:local" if party == llm_party else standard_partner(task), task) for party in task.party_ids}
     llm = agents[llm_party]
     llm.say_max_chars = 60
     dialogue = play_episode(task, agents, seed=3)
@@ -200,8 +208,9 @@ def test_llm_local_plays_a_full_episode_against_the_rule_agent(task_id, llm_part
     assert dialogue.meta["illegal_actions"][llm_party] == llm.usage.refused, "every refused move is counted"
     assert llm.usage.calls == llm.usage.moves + llm.usage.invalid_replies
     assert llm.usage.calls >= 1 and llm.usage.prompt_tokens > 0
-    assert llm.system_prompt_source.endswith(f"{task.family}/prompts/system.txt")
-
+    assert llm.system_prompt_source.endswith(own_prompt(task.spec))
+    if task.corpus is None:  # a plug-in task may have no corpus format
+        return
     fmt = corpus_format(task.corpus)
     record = fmt.from_dialogue(dialogue)
     assert fmt.check(record) == [], "the transcript is a valid corpus record"

@@ -91,3 +91,48 @@ def test_a_spec_needs_two_different_visible_party_ids(parties):
 
     with pytest.raises(ValidationError, match="part(y|ies)"):
         CoinSplit.spec.model_validate({**CoinSplit.spec.model_dump(), "parties": parties})
+
+
+# --------------------------------------------------------------------------- one clear name each
+
+
+def test_a_variant_is_registered_with_options_and_carries_its_own_id():
+    from duologue.tasks import TASKS, VARIANTS, register, spec
+    from duologue.testing import check_task
+
+    task_id = register(CoinSplit, id="coins-short-v0", kwargs={"max_turns": 4})
+    try:
+        task = tasks.make(task_id)
+        assert task.max_turns == 4 and task.id == task_id and spec(task_id).id == task_id
+        assert tasks.make(task_id, max_turns=6).max_turns == 6, "options given to make() win over the variant's"
+        task.reset(seed=1)
+        dialogue = task.to_dialogue()
+        assert dialogue.task_id == task_id and dialogue.family == "coins" == dialogue.task
+        check_task(task_id, episodes=2)
+        with pytest.raises(KeyError, match="max_turn"):
+            register(CoinSplit, id="coins-bad-v0", kwargs={"max_turn": 4})
+    finally:
+        TASKS.pop(task_id, None)
+        VARIANTS.pop(task_id, None)
+
+
+def test_status_is_last_under_a_clear_name_and_the_default_judge_agrees_with_it():
+    from duologue.core.agent import RandomAgent
+    from duologue.core.episode import play_episode
+
+    task = CoinSplit()
+    dialogue = play_episode(task, {p: RandomAgent() for p in task.party_ids}, seed=4)
+    assert task.status() == task.last() and task.status()[2] == dialogue.outcome
+
+
+def test_roles_come_from_the_parties_of_the_episode_whoever_built_them():
+    from duologue.core.schema import Party
+
+    class Roles(CoinSplit):
+        def make_parties(self, scenario):
+            return [Party(id=p, kind="bot", role=f"role{p}") for p in self.party_ids]
+
+    task = Roles()
+    task.reset(seed=1, parties=[Party(id="0", kind="human"), Party(id="1", kind="bot")])
+    assert [task.observe(p).role for p in task.party_ids] == ["role0", "role1"]
+    assert [p.role for p in task.to_dialogue().parties] == ["role0", "role1"]

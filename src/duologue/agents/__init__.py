@@ -24,6 +24,12 @@ def agent_kinds(task: Task) -> list[str]:
     return [*GENERIC, *task.agents]
 
 
+def standard_partner(task: Task | type[Task]) -> str:
+    """The partner a task is played against when none is named: its own `rule` agent, or `random`
+    for a task that has none (a plug-in that wrote no agent)."""
+    return "rule" if "rule" in task.agents else "random"
+
+
 def make_agent(spec: str, task: Task) -> Agent:
     """A new agent for `task` from a spec such as `rule` or `random`."""
     kind, _, argument = spec.partition(":")

@@ -49,22 +49,36 @@ def _free_fields(move: moves.Schema) -> dict[str, moves.Schema]:
 
 
 def usage(move: moves.Schema) -> str:
-    """How to type one move, e.g. `/offer <number 0..1500>` or `/select <row 1..8>`."""
+    """How to type one move, e.g. `/offer <price up to 1500>`, `/select <row 1..8>`, `/wave <hand: left|right>`
+    or `/remote <days 0..5>`: the legal values wherever the schema lists them."""
     parts = [f"/{moves.kind_of(move)}"]
     for name, field in _free_fields(move).items():
         if _is_rows(field):
             parts.append(f"<row 1..{len(field['enum'])}>")
         elif field.get("type") == "object":
             parts += [f"{key}=<{sub.get('minimum', 0)}..{sub.get('maximum', 'n')}>" for key, sub in field.get("properties", {}).items()]
+        elif isinstance(field.get("enum"), list):
+            parts.append(f"<{name}: {'|'.join(map(str, field['enum']))}>")
+        elif field.get("type") == "boolean":
+            parts.append(f"<{name}: true|false>")
         elif field.get("type") == "string":
             parts.append(f"<{name}>")
         else:
-            high = field.get("maximum")
-            parts.append(f"<{name}{f' up to {high:g}' if isinstance(high, (int, float)) else ''}>")
+            parts.append(f"<{name}{_bounds(field)}>")
     complement = move.get("x-complement")
     if complement:
         parts.append(f"(what you get as {complement['of']}; the rest goes to {complement['is']})")
     return " ".join(parts)
+
+
+def _bounds(field: moves.Schema) -> str:
+    """A number field's range as a person reads it: ` 0..5`, ` up to 1500`, ` from 1`, or nothing."""
+    low, high = field.get("minimum"), field.get("maximum")
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)) and field.get("type") == "integer":
+        return f" {low:g}..{high:g}"
+    if isinstance(high, (int, float)):
+        return f" up to {high:g}"
+    return f" from {low:g}" if isinstance(low, (int, float)) else ""
 
 
 def help_text(schema: moves.Schema) -> str:
@@ -106,12 +120,20 @@ def _number(text: str, field: moves.Schema, what: str) -> int | float:
     return value
 
 
+BOOLEAN_WORDS = {"true": True, "yes": True, "y": True, "1": True, "false": False, "no": False, "n": False, "0": False}
+
+
 def _scalar(text: str, field: moves.Schema, what: str) -> Any:
     if _is_rows(field):
         rows = field["enum"]
         if not text.isdigit() or not 1 <= int(text) <= len(rows):
             raise CommandError(f"{what}: give a row number from 1 to {len(rows)}")
         return rows[int(text) - 1]
+    if field.get("type") == "boolean" and "enum" not in field:
+        answer = BOOLEAN_WORDS.get(text.lower())
+        if answer is None:
+            raise CommandError(f"{what}: answer true or false")
+        return answer
     if field.get("type") in ("integer", "number"):
         return _number(text, field, what)
     if "enum" in field:

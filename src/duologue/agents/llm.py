@@ -175,9 +175,12 @@ MOVE_HELP: dict[str, str] = {
 
 
 def shape(schema: dict[str, Any]) -> str:
-    """How a value of this schema is written, for the prompt (`<0..3>`, `"..."`, `{"a": <0..3>}`)."""
+    """How a value of this schema is written, for the prompt (`<0..3>`, `"..."`, `{"a": <0..3>}`,
+    an enum's choices as `"left"|"right"`): the legal values themselves wherever the schema lists them."""
     if "const" in schema:
         return json.dumps(schema["const"])
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return "|".join(json.dumps(value) for value in schema["enum"])
     kind = schema.get("type")
     if kind == "object":
         inner = ", ".join(f"{json.dumps(name)}: {shape(sub)}" for name, sub in schema.get("properties", {}).items())
@@ -191,6 +194,8 @@ def shape(schema: dict[str, Any]) -> str:
         return f"<{what}>"
     if kind == "string":
         return '"..."'
+    if kind == "boolean":
+        return "true|false"
     return "<value>"
 
 

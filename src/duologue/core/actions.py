@@ -11,10 +11,12 @@ Moves are open: a task defines a new kind in its own folder (an `Action` subclas
 
 from __future__ import annotations
 
+import copy
+import sys
 from typing import Any, ClassVar, Literal
 
 import orjson
-from pydantic import ValidationError, field_validator
+from pydantic import ValidationError, create_model, field_validator
 
 from duologue.core import schema
 from duologue.core.schema import Model
@@ -119,16 +121,42 @@ def _kind_of(cls: type[Model]) -> str:
     return kind
 
 
-def register_move(action: type[Action], event: type[schema.EventBase]) -> type[Action]:
+def event_class(action: type[Action]) -> type[schema.EventBase]:
+    """The event class a move becomes, field for field: the move's fields (with their types and
+    defaults) beside `party` and `time`, its kind, and the name `<Move>Event` in the move's module.
+
+    What `register_move(Move)` uses when a task gives no event class of its own; write one only
+    when the stored event differs from the move (a private choice stored with hidden fields)."""
+    kind = _kind_of(action)
+    fields: dict[str, Any] = {"kind": (Literal[kind], kind)}  # type: ignore[valid-type]
+    for name, info in action.model_fields.items():
+        if name != "kind":
+            fields[name] = (info.annotation, copy.copy(info))
+    name = f"{action.__name__}Event"
+    made: type[schema.EventBase] = create_model(name, __base__=schema.EventBase, __module__=action.__module__, __doc__=action.__doc__, **fields)
+    made.__qualname__ = action.__qualname__.rsplit(".", 1)[0] + "." + name if "." in action.__qualname__ else name
+    module = sys.modules.get(action.__module__)
+    if module is not None and "." not in made.__qualname__ and not hasattr(module, name):
+        setattr(module, name, made)  # found by name, so it pickles like a class written by hand
+    return made
+
+
+def register_move(action: type[Action], event: type[schema.EventBase] | None = None) -> type[Action]:
     """Add a task's own kind of move, and the event it becomes, to every reader of moves and events.
 
-    Call it in the task's own module (at import). The same pair registered twice is harmless; a kind
+    Call it in the task's own module (at import). Without `event`, the event class is made from the
+    move, field for field (`event_class`). The same pair registered twice is harmless; a kind
     already taken by another class is an error, so two tasks cannot silently share a name.
+    Usable as a class decorator (`@register_move`).
     """
     kind = _kind_of(action)
     known = BY_KIND.get(kind)
     if known is not None and (known.__module__, known.__qualname__) != (action.__module__, action.__qualname__):  # the same class read twice is fine
         raise ValueError(f"move kind {kind!r} is already {known.__module__}.{known.__qualname__}")
+    if event is None:
+        registered = schema.EVENT_CLASSES.get(kind)
+        same_move = known is not None and registered is not None and registered.__module__ == action.__module__
+        event = registered if same_move and registered is not None else event_class(action)
     schema.register_event(event)
     BY_KIND[kind] = action
     EVENT_OF[kind] = event

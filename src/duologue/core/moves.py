@@ -327,3 +327,124 @@ def describe(schema: Schema) -> list[tuple[str, str]]:
         words = move_schema.get("description") or move_schema.get("title") or kind_of(move_schema)
         out.append((kind_of(move_schema), f"{words}" + (f" (fields: {', '.join(fields)})" if fields else "")))
     return out
+
+
+# --------------------------------------------------------------------------- a numbered menu of moves
+
+MENU_VALUES = 32
+"""A field with at most this many values (an `enum`, or an integer range such as 0..5) gives one
+menu entry per value; a wider field is drawn once per turn."""
+
+
+def field_values(field: Schema) -> list[Any] | None:
+    """Every value a field admits when there are at most `MENU_VALUES` (an enum, a bounded integer
+    range, a constant, a boolean), else None."""
+    if "const" in field:
+        return [field["const"]]
+    if "enum" in field:
+        return list(field["enum"]) if len(field["enum"]) <= MENU_VALUES else None
+    if field.get("type") == "boolean":
+        return [False, True]
+    if field.get("type") == "integer" and "minimum" in field and "maximum" in field:
+        low, high = int(field["minimum"]), int(field["maximum"])
+        return list(range(low, high + 1)) if 0 < high - low + 1 <= MENU_VALUES else None
+    return None
+
+
+class _Option:
+    """One flat move schema as a block of menu entries: the product of its enumerable fields, the
+    other fields drawn once."""
+
+    def __init__(self, schema: Schema, rng: random.Random) -> None:
+        self.kind = kind_of(schema)
+        properties = {name: prop for name, prop in schema.get("properties", {}).items() if name != "kind"}
+        self.values = {name: found for name, prop in properties.items() if (found := field_values(prop)) is not None}
+        self.base = sample({k: v for k, v in schema.items() if k != "anyOf"}, rng)
+        self.size = functools.reduce(operator.mul, (len(v) for v in self.values.values()), 1)
+
+    def entry(self, index: int) -> dict[str, Any]:
+        out = copy.deepcopy(self.base)
+        for name in reversed(list(self.values)):
+            index, at = divmod(index, len(self.values[name]))
+            out[name] = copy.deepcopy(self.values[name][at])
+        return out
+
+
+def _shares(sizes: dict[str, int], size: int) -> dict[str, int]:
+    """How many entries each kind keeps within `size`: all when they fit, else an equal share each
+    (at least one per kind while there is room), a kind needing less leaving the rest to others."""
+    if sum(sizes.values()) <= size:
+        return dict(sizes)
+    shares = {kind: 0 for kind in sizes}
+    left = size
+    waiting = sorted(sizes, key=lambda kind: sizes[kind])
+    while waiting and left > 0:
+        kind = waiting.pop(0)
+        shares[kind] = min(sizes[kind], max(left // (len(waiting) + 1), 1))
+        left -= shares[kind]
+    return shares
+
+
+def menu(schema: Schema, rng: random.Random, size: int) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The moves of an action schema as a numbered list of at most `size` entries, and what was cut.
+
+    Every combination of a move's small fields (`MENU_VALUES`) is an entry (a split's allowed
+    combinations, each value of an enum, each number of a small integer range); wider fields are
+    drawn from `rng`. When the entries do not fit, every kind keeps an equal share (at least one
+    entry while `size` allows), spread evenly over its combinations; the second value maps each kind
+    to the number of its entries left out (empty when nothing was)."""
+    blocks: dict[str, list[_Option]] = {}
+    for flat in for_llm(schema)["oneOf"]:
+        option = _Option(flat, rng)
+        blocks.setdefault(option.kind, []).append(option)
+    sizes = {kind: sum(o.size for o in options_) for kind, options_ in blocks.items()}
+    shares = _shares(sizes, size)
+    out: list[dict[str, Any]] = []
+    for kind, options_ in blocks.items():
+        keep = shares[kind]
+        picked = range(sizes[kind]) if keep == sizes[kind] else sorted({(i * sizes[kind]) // keep for i in range(keep)})
+        for index in picked:
+            for option in options_:
+                if index < option.size:
+                    out.append(option.entry(index))
+                    break
+                index -= option.size
+    return out, {kind: sizes[kind] - shares[kind] for kind in sizes if shares[kind] < sizes[kind]}
+
+
+MENU_SIZE = 128
+"""The RL environments' default menu size (`max_actions`)."""
+
+
+# --------------------------------------------------------------------------- the page's generic form
+
+FORM_INPUTS = {"integer": "number", "number": "number", "boolean": "checkbox", "string": "text"}
+"""Field type -> the input the platform's generic move form makes for it (`moveForm` in the web
+package's `static/chat.js`; keep the two in step). An `enum` is a choice, an object with
+`properties` a group of inputs, a split's `x-complement` a grid of counts."""
+
+
+def form_fields(move_schema: Schema) -> dict[str, str | None]:
+    """The inputs the generic page form makes for one move: field (dotted for a group) -> input
+    kind, None for a field no input of the form can fill (the form could not make that move)."""
+    complement = move_schema.get("x-complement") or {}
+    out: dict[str, str | None] = {}
+
+    def visit(name: str, field: Schema) -> None:
+        if "enum" in field:
+            out[name] = "choice"
+        elif field.get("type") == "object" and isinstance(field.get("properties"), dict):
+            for sub, inner in field["properties"].items():
+                visit(f"{name}.{sub}", inner)
+        else:
+            out[name] = FORM_INPUTS.get(str(field.get("type")))
+
+    for name, field in move_schema.get("properties", {}).items():
+        if name == "kind" or name == complement.get("is"):
+            continue
+        if name == complement.get("of"):
+            items = field.get("properties", {})
+            out[name] = "split" if items and all("maximum" in bounds for bounds in items.values()) else None
+            continue
+        visit(name, field)
+    return out

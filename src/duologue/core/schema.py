@@ -361,7 +361,9 @@ class Dialogue(Model):
     schema_version: int = SCHEMA_VERSION
     id: str
     task: str
-    """The task family (a task spec's `family`): any registered task, built in or plug-in."""
+    """The task *family* (a task spec's `family`, e.g. `casino`), not the registered id with its
+    version: read it as `family`; the id of a played episode is `task_id` (in `meta`). The field
+    keeps its name because every stored file and corpus writer uses it."""
     split: str | None = None
     language: str = "en"
     scenario: Scenario = Field(default_factory=Scenario)
@@ -375,6 +377,18 @@ class Dialogue(Model):
     """Free-form facts about collection or play: study id, seeds, agent settings."""
     anomalies: list[Anomaly] = Field(default_factory=list)
     """Rule anomalies of the native record (warnings, never refusals); empty for played dialogues."""
+
+    @property
+    def family(self) -> str:
+        """The task family (what the `task` field holds)."""
+        return self.task
+
+    @property
+    def task_id(self) -> str | None:
+        """The registered task id with its version (`casino-v0`) where play recorded it, else None
+        (a corpus record says only its family)."""
+        found = self.meta.get("task_id")
+        return found if isinstance(found, str) else None
 
     @field_validator("task")
     @classmethod

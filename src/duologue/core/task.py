@@ -7,8 +7,12 @@ or time limit). An illegal move raises `IllegalAction`, is counted, and changes 
 never replaces it with a legal one.
 
 A task subclass implements the rules in a handful of methods (`generate_scenario`, `_legal_kinds`,
-`_check`, `_apply`, `judge`, `sample_action`); everything else (turns, limits, the transcript,
-conversion to a `Dialogue`) is here.
+`_check`, `_apply`, and `score` or `judge`); everything else (turns, limits, the transcript,
+conversion to a `Dialogue`) is here. What the action schema already knows comes by default:
+`sample_action` draws a move from `action_schema` with the RNG it is given, and `judge` replays a
+transcript's events through a fresh engine of the task and asks its `score` (so the game logic is
+written once, in `_legal_kinds`/`_check`/`_apply`); a task overrides either where it needs to
+(a corpus whose records break its own rules needs a `judge` of its own).
 """
 
 from __future__ import annotations
@@ -60,6 +64,34 @@ class Observation(Model):
 class Task(ABC):
     """Base class of every task. Subclasses set the class attributes and implement the rules."""
 
+    # The engine state a task's methods may read (set by `reset`; only the engine assigns them):
+    seed: int
+    """The episode's seed (drawn from the OS when `reset` got none, and recorded in the dialogue)."""
+    rng: random.Random
+    """The episode's own RNG, seeded by `seed`: the only randomness a task may use."""
+    scenario: Scenario
+    """The episode's scenario: `public` for both, `private[party]` for each party alone."""
+    parties: list[Party]
+    """The episode's parties, each with its role (from `make_parties`): the one source of roles."""
+    events: list[Event]
+    """The transcript so far (legal moves as events, and the system's notes)."""
+    turn: int
+    """Moves made so far."""
+    to_move: str | None
+    """The party whose move it is (None once the episode is over)."""
+    terminated: bool
+    """The rules ended the episode (`_terminate`)."""
+    truncated: bool
+    """A limit or an outside cause ended it (`_truncate`, `end`)."""
+    end_reason: str | None
+    """Why it ended (`agreement`, `turn_limit`, ...), None while it runs."""
+    illegal: dict[str, int]
+    """Refused moves per party."""
+    feedback: dict[str, list[str]]
+    """Messages from the task to each party alone (append to `feedback[party]`)."""
+    _options: dict[str, Any]
+    """The keyword options the engine was made with (see `fresh`)."""
+
     spec: ClassVar[TaskSpec]
     """What generic code may know about the task (`duologue.core.spec`); `id`, `family`, `corpus`
     and `party_ids` below are taken from it."""
@@ -71,10 +103,18 @@ class Task(ABC):
     party_ids: ClassVar[tuple[str, str]]
     """The ids parties have in this task's transcripts (the corpus's own names)."""
     default_max_turns: ClassVar[int] = 40
+    """Moves before an episode is truncated, unless `max_turns` says otherwise."""
     agents: ClassVar[dict[str, str]] = {}
+    """The task's own agent kinds: name -> `module:Class` of an `Agent` subclass, e.g.
+    `{"rule": "mypackage.agents:RuleAgent"}`; `make_agent("rule", task)` builds one, and
+    `duologue tasks` lists them. Generic kinds (`random`, `llm`, `human`) need no entry."""
     max_message_chars: ClassVar[int] = 1000
     """The longest message a party may send (the `say` move's `maxLength`)."""
-    """Task-specific agent kinds -> `module:Class` (e.g. `{"rule": "mypackage.agents:RuleAgent"}`)."""
+
+    def __new__(cls, *args: Any, **options: Any) -> "Task":
+        made = super().__new__(cls)
+        made._options = dict(options)  # what it was made with, so `fresh()` makes its twin
+        return made
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -130,8 +170,15 @@ class Task(ABC):
         return None
 
     def make_parties(self, scenario: Scenario) -> list[Party]:
-        """The parties of an episode, with roles taken from the scenario where the task has roles."""
+        """The parties of an episode with their roles: the one place roles come from. By default a
+        party's role is its private view's `role` (a scenario that draws who buys and who sells);
+        a task whose parties always play the same role returns them here. `Observation.role`,
+        stored dialogues and the transcript's names all read the result."""
         return [Party(id=p, kind="bot", role=scenario.private.get(p, {}).get("role")) for p in self.party_ids]
+
+    def role_of(self, party: str) -> str | None:
+        """`party`'s role in this episode (from `parties`), None where the task has no roles."""
+        return next((p.role for p in self.parties if p.id == party), None)
 
     @abstractmethod
     def _legal_kinds(self, party: str) -> list[str]:
@@ -147,16 +194,66 @@ class Task(ABC):
     def _on_reset(self) -> None:  # noqa: B027  an optional hook, not abstract
         """Set up per-episode state after the scenario is known."""
 
-    @abstractmethod
     def judge(self, dialogue: Dialogue) -> Outcome:
         """The outcome and scores of a transcript, from its scenario and events alone.
 
-        Pure, so it scores any dialogue: a played episode, a corpus record, a collected one.
+        Pure, so it scores any dialogue: a played episode, a corpus record, a collected one. By
+        default the events are replayed through a fresh engine of this task (`replay`) and its
+        `score` says the outcome, so the rules are written once. Override it where stored
+        transcripts need their own reading (a corpus that breaks the task's rules).
         """
+        return self.replay(dialogue).score()
 
-    @abstractmethod
+    def score(self) -> Outcome:
+        """The outcome of the episode this engine holds, from its state (what `_apply` kept), for
+        the default `judge`: `Outcome(reason=..., agreed=..., deal=..., scores={party: points})`.
+        `self.end_reason` says how it ended (`None` while it runs, or a limit's name)."""
+        raise NotImplementedError(f"{type(self).__name__} implements neither `score` nor `judge`: one of them says how an episode ends")
+
+    def fresh(self) -> "Task":
+        """A new engine of this task with the same options (nothing played)."""
+        twin = type(self)(**getattr(self, "_options", {}))
+        for name in ("spec", "id"):  # a variant registered with options carries its own
+            if name in self.__dict__:
+                setattr(twin, name, self.__dict__[name])
+        return twin
+
+    def replay(self, dialogue: Dialogue) -> "Task":
+        """A fresh engine that has made the dialogue's moves, for `judge`: each move the rules admit
+        (by kind and `_check`, whoever's turn it was: people in a browser move freely) goes through
+        `_apply`; a move they would refuse changes nothing; a system note ends it as a limit does."""
+        engine = self.fresh()
+        engine.turn_taking = "free"
+        engine._first = next((e.party for e in dialogue.events if e.party in engine.party_ids), None)
+        engine._start(0, dialogue.scenario, dialogue.parties)  # read in place: the rules never change a scenario
+        for event in dialogue.events:
+            if engine.done:
+                break
+            if isinstance(event, SystemNote):
+                engine.truncated, engine.end_reason = True, event.name
+                engine.events.append(event)
+                continue
+            try:
+                action = actions.action_of_event(event)
+            except ValueError:  # a stored event no move of the rules makes (a corpus's null price)
+                continue
+            party = event.party
+            if action is None or party not in engine.party_ids or action.kind not in engine._legal_kinds(party) or engine._check(party, action) is not None:
+                continue
+            engine.events.append(event)
+            engine.turn += 1
+            engine._apply(party, action)
+            engine.to_move = None if engine.done else engine.next_party(party, action)
+        return engine
+
     def sample_action(self, party: str, rng: random.Random) -> actions.Action:
-        """A random legal move for `party` (like Gymnasium's `action_space.sample()`)."""
+        """A random legal move for `party` (like Gymnasium's `action_space.sample()`): by default
+        drawn from the schemas of the kinds the rules allow it (`move_schema`) with `rng`, the
+        episode's seeded RNG of whoever asks. Override it to weigh kinds or say task-like words."""
+        kinds = self.legal_actions(party) or self._legal_kinds(party)
+        if not kinds:
+            raise IllegalAction(party, "move", "no move is allowed now")
+        return actions.parse_action(moves.sample(moves.action_schema(self.move_schema(party, kind) for kind in kinds), rng))
 
     def move_schema(self, party: str, kind: str) -> moves.Schema:
         """The JSON Schema of one legal move of `party` now, with the task's real bounds.
@@ -195,10 +292,15 @@ class Task(ABC):
 
     def episode_metrics(self, dialogue: Dialogue) -> dict[str, float | None]:
         """Per-episode figures for reports (`agreement`, `utility_buyer`, ...); None where a figure
-        does not apply to this episode (fairness when there was no deal)."""
+        does not apply to this episode (fairness when there was no deal). By default `agreement`,
+        `turns`, and each party's score twice: by party id (`score_<party>`) and, where the task
+        has roles, by role (`score_<role>`). A task that writes its own metrics names its per-party
+        figures itself (add `score_metrics(dialogue, outcome)` to keep these)."""
         outcome = dialogue.outcome or self.judge(dialogue)
         figures: dict[str, float | None] = {"agreement": None if outcome.agreed is None else float(outcome.agreed)}
         figures["turns"] = float(sum(1 for e in dialogue.events if e.kind != "system"))
+        if type(self).episode_metrics is Task.episode_metrics:
+            figures.update(score_metrics(dialogue, outcome))
         return figures
 
     def items(self, observation: Observation) -> list[dict[str, Any]]:
@@ -217,12 +319,18 @@ class Task(ABC):
         seed: the episode's own RNG (drawn from the OS when None, and recorded). scenario: play a
         given scenario (a corpus `Dialogue`'s scenario replays a real one) instead of generating.
         """
-        self.seed = seed if seed is not None else secrets.randbits(32)
-        self.rng = random.Random(self.seed)
         if isinstance(scenario, Dialogue):
             scenario = scenario.scenario
-        self.scenario = copy.deepcopy(scenario) if scenario is not None else self.generate_scenario(self.rng)
-        self.parties = parties if parties is not None else self.make_parties(self.scenario)
+        self._start(seed, copy.deepcopy(scenario) if scenario is not None else None, parties)
+        assert self.to_move is not None
+        return self.observe(self.to_move)
+
+    def _start(self, seed: int | None, scenario: Scenario | None, parties: list[Party] | None) -> None:
+        """Set up an episode on `scenario` as given (not copied: `reset` copies, `replay` only reads)."""
+        self.seed = seed if seed is not None else secrets.randbits(32)
+        self.rng = random.Random(self.seed)
+        self.scenario = scenario if scenario is not None else self.generate_scenario(self.rng)
+        self.parties = with_roles(parties, self.make_parties(self.scenario)) if parties is not None else self.make_parties(self.scenario)
         self.events: list[Event] = []
         self.illegal: dict[str, int] = {p: 0 for p in self.party_ids}
         self.feedback: dict[str, list[str]] = {p: [] for p in self.party_ids}
@@ -238,7 +346,6 @@ class Task(ABC):
         self._views: dict[str, tuple[dict[str, Any], dict[str, Any], list[Event]]] = {}
         self._started = True
         self._on_reset()
-        return self.observe(first)
 
     def _now(self, reset: bool = False) -> float:
         if self._clock is not None:
@@ -283,7 +390,7 @@ class Task(ABC):
         return Observation.model_construct(
             task=self.id,
             party=party,
-            role=self.scenario.private.get(party, {}).get("role"),
+            role=self.role_of(party),
             public=public,
             private=private,
             transcript=list(seen),
@@ -351,10 +458,19 @@ class Task(ABC):
             self._truncate(reason)
             self.to_move = None
 
-    def last(self) -> tuple[bool, bool, Outcome | None]:
+    def status(self) -> tuple[bool, bool, Outcome | None]:
         """(terminated, truncated, outcome): the outcome once the episode is over, else None."""
         self._require_started()
-        return self.terminated, self.truncated, (self.judge(self.to_dialogue(with_outcome=False)) if self.done else None)
+        if not self.done:
+            return self.terminated, self.truncated, None
+        if type(self).judge is Task.judge:  # the default judge would replay these very moves into this state
+            return self.terminated, self.truncated, self.score()
+        return self.terminated, self.truncated, self.judge(self.to_dialogue(with_outcome=False))
+
+    def last(self) -> tuple[bool, bool, Outcome | None]:
+        """The old name of `status` (kept for code written against it). Not PettingZoo's `last()`,
+        which returns the agent's observation and reward: the environments in `duologue.envs` have that."""
+        return self.status()
 
     def to_dialogue(self, *, with_outcome: bool = True) -> Dialogue:
         """The episode so far in the one schema, ready for any corpus writer."""
@@ -369,5 +485,28 @@ class Task(ABC):
             meta={"task_id": self.id, "seed": self.seed, "illegal_actions": dict(self.illegal), "max_turns": self.max_turns},
         )
         if with_outcome and self.done:
-            dialogue.outcome = self.judge(dialogue)
+            dialogue.outcome = self.status()[2]
         return dialogue
+
+
+def with_roles(given: list[Party], made: list[Party]) -> list[Party]:
+    """`given` parties (people and bots of a live pairing) with the roles `make_parties` gives
+    where they carry none, so an episode's roles have one source whoever built its parties."""
+    roles = {p.id: p.role for p in made}
+    return [p if p.role is not None or roles.get(p.id) is None else p.model_copy(update={"role": roles[p.id]}) for p in given]
+
+
+def score_metrics(dialogue: Dialogue, outcome: Outcome) -> dict[str, float | None]:
+    """Each party's score by party id (`score_<party>`) and by role (`score_<role>`, where parties
+    have distinct roles): None for a party the outcome gives no score."""
+    if not outcome.scores:
+        return {}
+    figures: dict[str, float | None] = {}
+    roles = [p.role for p in dialogue.parties]
+    by_role = all(roles) and len(set(roles)) == len(roles)
+    for party in dialogue.parties:
+        value = outcome.scores.get(party.id)
+        figures[f"score_{party.id}"] = None if value is None else float(value)
+        if by_role:
+            figures[f"score_{party.role}"] = figures[f"score_{party.id}"]
+    return figures

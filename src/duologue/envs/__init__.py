@@ -25,8 +25,9 @@ def pettingzoo_env(task_id: str, **options: Any) -> Any:
     return DialogueAEC(task_id, **options)
 
 
-def gymnasium_env(task_id: str, partner: str = "rule", **options: Any) -> Any:
-    """A Gymnasium environment: one party of a registered task against a fixed partner agent spec."""
+def gymnasium_env(task_id: str, partner: str | None = None, **options: Any) -> Any:
+    """A Gymnasium environment: one party of a registered task against a fixed partner agent spec
+    (default: the task's `rule` agent, or `random` where it has none)."""
     from duologue.envs.single import DialogueEnv
 
     return DialogueEnv(task_id, partner=partner, **options)

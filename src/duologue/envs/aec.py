@@ -21,7 +21,7 @@ def party_names(task: Task) -> dict[str, str]:
 
 def final_rewards(task: Task) -> dict[str, float]:
     """Each party's score by the task's own judge (0 where the task keeps none)."""
-    _, _, outcome = task.last()
+    _, _, outcome = task.status()
     scores = outcome.scores if outcome is not None else {}
     return {p: float(scores.get(p, 0.0) or 0.0) for p in task.party_ids}
 
@@ -29,7 +29,8 @@ def final_rewards(task: Task) -> dict[str, float]:
 class DialogueAEC(AECEnv):
     """Both parties of a task take turns; rewards are the task's scores at the end.
 
-    Options: `max_actions` (menu size, default 128), `features` (numbers in the observation
+    Options: `max_actions` (menu size, default 128; a turn whose legal moves do not fit says what
+    it left out in `infos[agent]["menu_cut"]`, kind -> entries, and warns once per kind), `features` (numbers in the observation
     vector), `text_chars` (characters of view and transcript text), `render_mode` (`human`
     prints the transcript with rich, `ansi` returns it), and any task option (`max_turns`...).
     """
@@ -75,6 +76,8 @@ class DialogueAEC(AECEnv):
     def _select(self, party: str | None) -> None:
         self.agent_selection = party if party is not None else self.agents[0]
         self._legal = self.menu.moves(self.task.action_schema(self.agent_selection), self.rng) if not self.task.done else []
+        if self.menu.cut and not self.task.done:
+            self.infos[self.agent_selection]["menu_cut"] = dict(self.menu.cut)  # what this turn's menu left out
 
     def observe(self, agent: str) -> dict[str, Any]:
         observation = self.encoder.encode(self.task.observe(agent), party_names(self.task))
@@ -93,7 +96,7 @@ class DialogueAEC(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         if self.task.done:
             self.rewards = final_rewards(self.task)
-            terminated, truncated, outcome = self.task.last()
+            terminated, truncated, outcome = self.task.status()
             for a in self.agents:
                 self.terminations[a] = terminated
                 self.truncations[a] = truncated and not terminated

@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from duologue import tasks
-from duologue.agents import make_agent
+from duologue.agents import make_agent, standard_partner
 from duologue.core.episode import MAX_ATTEMPTS, agent_rng
 from duologue.core.task import IllegalAction
 from duologue.envs.aec import final_rewards, party_names
@@ -19,7 +19,8 @@ from duologue.envs.spaces import MoveMenu, ViewEncoder, transcript_text
 
 class DialogueEnv(gym.Env):
     """The learner plays `seat` (a party id, or its index; default: the task's first party); the
-    partner agent (any agent spec) plays the other party with its own seeded RNG, like self-play.
+    partner agent (any agent spec; default: the task's `rule` agent, or `random` where it has none)
+    plays the other party with its own seeded RNG, like self-play.
 
     The reward is the learner's score by the task's judge when the episode ends, 0 before.
     Options as for `DialogueAEC` (`max_actions`, `features`, `text_chars`, `render_mode`, task options).
@@ -31,7 +32,7 @@ class DialogueEnv(gym.Env):
         self,
         task_id: str,
         *,
-        partner: str = "rule",
+        partner: str | None = None,
         seat: str | int = 0,
         max_actions: int = 128,
         features: int = 64,
@@ -40,8 +41,8 @@ class DialogueEnv(gym.Env):
         **task_options: Any,
     ) -> None:
         self.task = tasks.make(task_id, **task_options)
-        self.partner_spec = partner
-        self.partner = make_agent(partner, self.task)
+        self.partner_spec = partner or standard_partner(self.task)
+        self.partner = make_agent(self.partner_spec, self.task)
         self.party = self.task.party_ids[seat] if isinstance(seat, int) else seat
         if self.party not in self.task.party_ids:
             raise ValueError(f"seat {seat!r} is not a party of {task_id}: {self.task.party_ids}")
@@ -63,7 +64,11 @@ class DialogueEnv(gym.Env):
         self.rng = random.Random(f"{episode_seed}:moves")
         self.partner.reset(self.task, self.other, agent_rng(episode_seed, self.other))
         self._partner_moves()
-        return self._observation(), {"seed": episode_seed}
+        return self._observation(), {"seed": episode_seed, **self._cut()}
+
+    def _cut(self) -> dict[str, Any]:
+        """What the learner's menu left out this turn (kind -> entries), when it left anything out."""
+        return {"menu_cut": dict(self.menu.cut)} if self.menu.cut and self._legal else {}
 
     def _partner_moves(self) -> None:
         """Let the partner play until it is the learner's turn or the episode is over."""
@@ -88,10 +93,10 @@ class DialogueEnv(gym.Env):
         move = self.menu.pick(self._legal, action)
         self.task.step(move, self.party)
         self._partner_moves()
-        reward, info = 0.0, {"move": move.model_dump()}
+        reward, info = 0.0, {"move": move.model_dump(), **self._cut()}
         terminated = truncated = False
         if self.task.done:
-            terminated, truncated, outcome = self.task.last()
+            terminated, truncated, outcome = self.task.status()
             truncated = truncated and not terminated
             reward = final_rewards(self.task)[self.party]
             info["outcome"] = outcome.model_dump() if outcome is not None else None

@@ -11,10 +11,10 @@ moves, so every action an agent can send is a legal move.
 
 from __future__ import annotations
 
-import itertools
 import random
 import string
 import unicodedata
+import warnings
 from typing import Any
 
 import numpy as np
@@ -25,8 +25,8 @@ from duologue.core.schema import Event
 from duologue.core.task import Observation
 
 CHARSET = frozenset(string.printable)
-MAX_ENUM = 32
-"""A field with at most this many allowed values (a row of a list) gives one menu entry per value."""
+MAX_ENUM = moves.MENU_VALUES
+"""A field with at most this many allowed values (a row of a list, an integer range) gives one menu entry per value."""
 
 
 def ascii_text(text: str, limit: int, *, keep: str = "tail") -> str:
@@ -128,29 +128,34 @@ def _json(value: Any) -> str:
     return orjson.dumps(value, default=str).decode()
 
 
+class MenuCutWarning(UserWarning):
+    """The move menu could not hold every legal move of a turn (each kind still keeps some)."""
+
+
 class MoveMenu:
     """The legal moves now as a numbered list (at most `size`), enumerated from an action schema.
 
     Each move of the schema (a split flattened into one entry per allowed combination, a field
-    with a short `enum` into one entry per value) becomes one entry; other free fields (a message's
-    text, a price) are drawn once per turn from the environment's seeded RNG.
+    with a short `enum` or a small integer range into one entry per value) becomes one entry
+    (`moves.menu`); other free fields (a message's text, a price) are drawn once per turn from the
+    environment's seeded RNG. When the entries do not fit, every legal kind keeps a share and the
+    cut is never silent: `cut` says, for the latest turn, how many entries of each kind were left
+    out (the environments put it in `info["menu_cut"]`), and a warning says it once per kind.
     """
 
     def __init__(self, size: int = 128) -> None:
         self.size = size
         self.space = spaces.Discrete(size)
+        self.cut: dict[str, int] = {}
+        self._warned: set[str] = set()
 
     def moves(self, schema: moves.Schema, rng: random.Random) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        for option in moves.for_llm(schema)["oneOf"]:
-            properties = option.get("properties", {})
-            enumerated = {name: prop["enum"] for name, prop in properties.items() if "enum" in prop and len(prop["enum"]) <= MAX_ENUM}
-            base = moves.sample({k: v for k, v in option.items() if k != "anyOf"}, rng)
-            names = list(enumerated)
-            for values in itertools.product(*(enumerated[n] for n in names)):
-                out.append({**base, **dict(zip(names, values, strict=True))})
-                if len(out) >= self.size:
-                    return out
+        out, self.cut = moves.menu(schema, rng, self.size)
+        new = sorted(set(self.cut) - self._warned)
+        if new:
+            self._warned.update(new)
+            left_out = ", ".join(f"{self.cut[kind]} {kind}" for kind in new)
+            warnings.warn(f"the move menu holds {self.size} entries: {left_out} move(s) left out this turn (every kind keeps some; raise max_actions to keep all)", MenuCutWarning, stacklevel=2)
         return out
 
     def mask(self, legal: list[dict[str, Any]]) -> np.ndarray:

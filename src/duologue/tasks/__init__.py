@@ -95,12 +95,21 @@ def load_plugins() -> None:
             registry[entry.name] = entry.value
 
 
-def register(task: "type[Task] | str", *, id: str | None = None, corpus: "tuple[str, Any] | None" = None) -> str:
+VARIANTS: dict[str, dict[str, Any]] = {}
+"""Task id -> the options a variant is made with (`register(Task, id="mytask-hard-v0", kwargs={...})`)."""
+
+
+def register(task: "type[Task] | str", *, id: str | None = None, corpus: "tuple[str, Any] | None" = None, kwargs: dict[str, Any] | None = None) -> str:
     """Register a task from outside duologue: a `Task` class, or `module:Class` with its `id`.
 
-    `corpus=(name, format)` registers its corpus format too. Returns the task id. Registering the
-    same target again is harmless; another target under a taken id is an error.
+    `corpus=(name, format)` registers its corpus format too. `kwargs` registers a variant, as
+    Gymnasium's `register(id, kwargs=...)` does: `id` (its own, with a version) names the task made
+    with these options (`make(id)` is `make(base, **kwargs)`, and its spec and dialogues carry the
+    variant's id), no subclass needed. Returns the task id. Registering the same target again is
+    harmless; another target under a taken id is an error.
     """
+    if kwargs is not None:
+        return _register_variant(task, id, kwargs)
     target: Any = task
     if isinstance(task, str):
         if id is None:
@@ -120,6 +129,25 @@ def register(task: "type[Task] | str", *, id: str | None = None, corpus: "tuple[
     if corpus is not None:
         name, fmt = corpus
         CORPUS_FORMATS[name] = fmt
+    return task_id
+
+
+def _register_variant(task: "type[Task] | str", task_id: str | None, kwargs: dict[str, Any]) -> str:
+    if not task_id:
+        raise ValueError("a variant needs its own id: register(Task, id='mytask-hard-v0', kwargs={...})")
+    name, _, version = task_id.rpartition("-v")
+    if not name or not version.isdigit():
+        raise ValueError(f"a task id carries a version, like `mytask-hard-v0`; got {task_id!r}")
+    cls = load_class(task)
+    known_options = task_options(cls)
+    unknown = [key for key in kwargs if key not in known_options]
+    if unknown:
+        raise did_you_mean(unknown[0], known_options, f"option of {getattr(cls, '__name__', cls)}")
+    known = TASKS.get(task_id)
+    if known is not None and (load_class(known) is not cls or VARIANTS.get(task_id) != kwargs):
+        raise ValueError(f"task id {task_id!r} is already registered ({known})")
+    TASKS[task_id] = task  # type: ignore[assignment]  # a class, as `register` keeps it
+    VARIANTS[task_id] = dict(kwargs)
     return task_id
 
 
@@ -173,7 +201,11 @@ def make(task_id: str, **options: Any) -> "Task":
     for name in options:
         if name not in known:
             raise did_you_mean(name, known, f"option of {task_id}")
-    return cls(**options)
+    if task_id not in VARIANTS:
+        return cls(**options)
+    made = cls(**{**VARIANTS[task_id], **options})
+    made.__dict__.update(spec=_checked_spec(task_id, cls), id=task_id)  # the variant's own id on its spec and its dialogues
+    return made
 
 
 def task_ids() -> list[str]:
@@ -199,9 +231,16 @@ def _checked_spec(task_id: str, cls: type) -> "TaskSpec":
     found = getattr(cls, "spec", None)
     if not isinstance(found, TaskSpec):
         raise LoadError(f"task {task_id} ({TASKS.get(task_id)}) cannot be loaded: it has no `spec` (a duologue.core.spec.TaskSpec)")
+    if task_id in VARIANTS:
+        return _variant_spec(found, task_id)
     if found.id != task_id:
         raise LoadError(f"task {task_id} ({TASKS.get(task_id)}) cannot be loaded: its spec's id is {found.id!r}")
     return found
+
+
+def _variant_spec(base: "TaskSpec", task_id: str) -> "TaskSpec":
+    options = ", ".join(f"{k}={v!r}" for k, v in VARIANTS[task_id].items())
+    return base.model_copy(update={"id": task_id, "title": f"{base.title} ({options})" if options else base.title})
 
 
 def loadable_task_ids() -> list[str]:

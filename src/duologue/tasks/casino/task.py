@@ -44,7 +44,7 @@ from itertools import permutations
 from typing import Any
 
 from duologue.core import actions, moves
-from duologue.core.schema import AcceptDeal, Dialogue, Outcome, RejectDeal, Scenario, SubmitDeal, SystemNote, WalkAway
+from duologue.core.schema import AcceptDeal, Dialogue, Outcome, RejectDeal, Scenario, SubmitDeal, WalkAway
 from duologue.core.spec import Metric, TaskSpec
 from duologue.core.task import Task
 from duologue.tasks.casino.rules import (
@@ -244,23 +244,22 @@ class CasinoTask(Task):
 
     # ------------------------------------------------------------------ judging
 
-    def judge(self, dialogue: Dialogue) -> Outcome:
-        ids = [p.id for p in dialogue.parties]
-        pending: SubmitDeal | None = None
-        for event in dialogue.events:
-            if isinstance(event, SubmitDeal):
-                pending = event
-            elif isinstance(event, RejectDeal):
-                pending = None
-            elif isinstance(event, AcceptDeal) and pending is not None:
-                deal = {pid: dict(pending.mine if pid == pending.party else pending.theirs) for pid in ids}
-                scores = {pid: float(points(deal[pid], dialogue.scenario.private[pid]["priorities"])) for pid in ids}
-                return Outcome(reason="agreement", agreed=True, deal=deal, scores=scores)
-            elif isinstance(event, WalkAway):
-                return self._no_deal("walk_away", ids)
-            elif isinstance(event, SystemNote) and event.name in LIMIT_NOTES:
-                return self._no_deal(event.name, ids)
-        return self._no_deal("no_agreement", ids)
+    # the outcome: `Task.judge` replays a transcript through a fresh engine and asks `score` (the
+    # rules live once, in `_legal_kinds`/`_check`/`_apply`); a corpus move the rules refuse (an
+    # accept with no deal pending) changes nothing, as it did in the corpus.
+
+    def score(self) -> Outcome:
+        """A deal accepted scores each side its points; a walk-away or a limit scores the walk-away points."""
+        ids = [p.id for p in self.parties]
+        if self.end_reason == "agreement" and self.pending is not None:
+            return self._deal(self.pending, ids, self.scenario.private)
+        return self._no_deal(self.end_reason if self.end_reason in (*LIMIT_NOTES, "walk_away") else "no_agreement", ids)
+
+    @staticmethod
+    def _deal(pending: SubmitDeal, ids: list[str], private: dict[str, Any]) -> Outcome:
+        deal = {pid: dict(pending.mine if pid == pending.party else pending.theirs) for pid in ids}
+        scores = {pid: float(points(deal[pid], private[pid]["priorities"])) for pid in ids}
+        return Outcome(reason="agreement", agreed=True, deal=deal, scores=scores)
 
     @staticmethod
     def _no_deal(reason: str, ids: list[str]) -> Outcome:
