@@ -46,6 +46,7 @@ from typing import Any
 from duologue.core import actions, moves
 from duologue.core.schema import AcceptDeal, Dialogue, Outcome, RejectDeal, Scenario, SubmitDeal, SystemNote, WalkAway
 from duologue.core.spec import Metric, TaskSpec
+from duologue.core.values import Values
 from duologue.core.task import Task
 from duologue.tasks.casino.rules import (
     ISSUES,
@@ -286,6 +287,11 @@ class CasinoTask(Task):
             figures["pareto_optimal"] = float(is_pareto_optimal(outcome.deal[a], private[a]["priorities"], private[b]["priorities"]))
         figures["deals_submitted"] = float(sum(1 for e in dialogue.events if isinstance(e, SubmitDeal)))
         return figures
+
+    def values(self, scenario: Scenario) -> Values:
+        from duologue.tasks.casino.values import CasinoValues
+
+        return CasinoValues(self.party_ids, scenario)
 
     # ------------------------------------------------------------------ random play
 

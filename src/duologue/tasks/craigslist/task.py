@@ -47,6 +47,7 @@ from typing import Any, Sequence
 from duologue.core import actions, moves
 from duologue.core.schema import Dialogue, Outcome, Scenario, SystemNote
 from duologue.core.spec import Metric, TaskSpec
+from duologue.core.values import Values
 from duologue.core.task import Task
 from duologue.tasks.craigslist.corpus import _build_outcome, _public, _view
 from duologue.tasks.craigslist.listings import Listing, listings, target_ratios
@@ -303,6 +304,14 @@ class CraigslistTask(Task):
         events = sum(1 for e in dialogue.events if e.kind != "system")
         figures["length"] = length_reward(events)
         return figures
+
+    def values(self, scenario: Scenario) -> Values | None:
+        from duologue.tasks.craigslist.values import CraigslistValues
+
+        try:
+            return CraigslistValues(self.party_ids, scenario, listing_price(scenario))
+        except ScoringError:
+            return None  # a corpus scenario without usable targets has no utility to analyse
 
     # ------------------------------------------------------------------ random play
 

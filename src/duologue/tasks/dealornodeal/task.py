@@ -38,6 +38,7 @@ from pydantic import Field
 from duologue.core import actions, moves
 from duologue.core.schema import Dialogue, EventBase, Outcome, Scenario, SystemNote
 from duologue.core.spec import Metric, TaskSpec
+from duologue.core.values import Values
 from duologue.core.task import Observation, Task
 from duologue.tasks.dealornodeal.rules import ITEMS, TOTAL_VALUE, complement, generate, is_pareto_optimal, split_problems, value
 
@@ -264,6 +265,11 @@ class DealOrNoDealTask(Task):
             private = dialogue.scenario.private
             figures["pareto_optimal"] = float(is_pareto_optimal(outcome.deal[a], pool, private[a]["values"], private[b]["values"]))
         return figures
+
+    def values(self, scenario: Scenario) -> Values:
+        from duologue.tasks.dealornodeal.values import DealValues  # its words come from the rule bot, which imports this module
+
+        return DealValues(self.party_ids, scenario)
 
     # ------------------------------------------------------------------ random play
 
