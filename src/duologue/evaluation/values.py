@@ -1,0 +1,183 @@
+"""Outcome quality beside agreement: Pareto share, distance to the frontier and surplus, for bots and
+people apart, and the utility-space figure, for any task that declares values (`Task.values`).
+
+Agreement alone hides large differences in what was agreed (recent LLM negotiation benchmarks
+report deal rates above 90%); these figures, from `duologue.core.values`, say how good the deals
+were: whether no other split was better for one side and no worse for the other, how far from the
+frontier a deal fell (in the task's own units), and how much both sides gained over walking away.
+Each comes with the same 95% bootstrap interval as every other task metric (`arena.report`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+import numpy as np
+from matplotlib.figure import Figure
+from pydantic import Field
+from rich.table import Table
+
+from duologue.arena.report import Estimate, bootstrap_mean
+from duologue.core.schema import Dialogue, Model
+from duologue.core.task import Task
+from duologue.core.values import Space, analyse, outcome_point
+from duologue.evaluation.report import PALETTE, TEXT_SIZE, Report, _empty_figure, _figure, _style
+
+VALUE_METRICS: tuple[tuple[str, str], ...] = (
+    ("agreement", "agreement"),
+    ("pareto_efficient", "Pareto share (deals)"),
+    ("frontier_distance", "distance to the frontier (deals)"),
+    ("surplus", "joint surplus over walking away"),
+    ("pareto_score", "Pareto score, clembench (deals)"),
+    ("nash_distance", "distance to the Nash point (deals)"),
+)
+"""The figures compared between groups, with how tables name them."""
+
+
+class ValueGroup(Model):
+    """One group of dialogues (an agent pairing, or people of a corpus) and its outcome figures."""
+
+    label: str
+    people: bool = False
+    dialogues: int
+    metrics: dict[str, Estimate] = Field(default_factory=dict)
+
+
+@dataclass
+class _Points:
+    """The utility points of one group's episodes, and the spaces they were played in."""
+
+    spaces: dict[bytes, Space] = field(default_factory=dict)
+    found: list[tuple[bytes, tuple[float, float], bool]] = field(default_factory=list)
+    """(space key, point, agreed) per judged episode."""
+
+
+def group_figures(task: Task, label: str, dialogues: Iterable[Dialogue], *, people: bool = False, seed: int = 0) -> ValueGroup:
+    """The value figures of one group with bootstrap intervals (from `Task.episode_metrics`)."""
+    columns: dict[str, list[float]] = {name: [] for name, _ in VALUE_METRICS}
+    count = 0
+    for dialogue in dialogues:
+        count += 1
+        figures = task.episode_metrics(dialogue)
+        for name in columns:
+            value = figures.get(name)
+            if value is not None:
+                columns[name].append(float(value))
+    metrics = {name: bootstrap_mean(values, seed=seed) for name, values in columns.items() if values}
+    return ValueGroup(label=label, people=people, dialogues=count, metrics=metrics)
+
+
+def _points(task: Task, dialogues: Iterable[Dialogue]) -> _Points:
+    found = _Points()
+    for dialogue in dialogues:
+        declared = task.values(dialogue.scenario)
+        if declared is None:
+            continue
+        outcome = dialogue.outcome or task.judge(dialogue)
+        try:
+            point = outcome_point(declared, outcome)
+        except (KeyError, TypeError, ValueError):
+            continue  # a deal the values cannot read (a corpus record without its split)
+        if point is None:
+            continue
+        a, b = declared.parties
+        key = np.array([[declared.value(a, d), declared.value(b, d)] for d in declared.outcomes()]).tobytes() + repr((declared.walk_away(a), declared.walk_away(b))).encode()
+        if key not in found.spaces:
+            found.spaces[key] = analyse(declared)
+        found.found.append((key, point, bool(outcome.agreed)))
+    return found
+
+
+def _normalised(space: Space, point: np.ndarray) -> np.ndarray:
+    """Gains over walking away as shares of each party's largest possible gain."""
+    reach = np.where(space.best - np.asarray(space.walk) > 0, space.best - np.asarray(space.walk), 1.0)
+    return (point - np.asarray(space.walk)) / reach
+
+
+def utility_space_figure(task: Task, groups: Mapping[str, Iterable[Dialogue]], *, people: Iterable[str] = ()) -> Figure:
+    """Left: the scenario with the most episodes: every outcome, the Pareto frontier, the Nash and
+    Kalai points, walking away, and the deals reached, one colour per group (people's as circles,
+    bots' as triangles). Right: every episode of every scenario, each party's gain over walking
+    away as a share of the most it could gain, over each scenario's frontier (thin lines)."""
+    people = set(people)
+    by_group = {label: _points(task, dialogues) for label, dialogues in groups.items()}
+    counts: dict[bytes, int] = {}
+    spaces: dict[bytes, Space] = {}
+    for found in by_group.values():
+        spaces.update(found.spaces)
+        for key, _, _ in found.found:
+            counts[key] = counts.get(key, 0) + 1
+    a, b = task.party_ids
+    title = f"{task.id}: utility space"
+    if not counts:
+        return _empty_figure(title, "no episode with declared values to show")
+    figure = _figure(11.0, 4.8)
+    left, right = figure.subplots(1, 2)
+    key = max(counts, key=lambda k: counts[k])
+    space = spaces[key]
+    left.scatter(space.points[:, 0], space.points[:, 1], s=14, color="#bbbbbb", label="outcomes", zorder=1)
+    line = space.frontier_points()
+    left.plot(line[:, 0], line[:, 1], color="#333333", lw=1.2, label="Pareto frontier", zorder=2)
+    left.scatter([space.walk[0]], [space.walk[1]], marker="x", s=60, color="#c44e52", label="walk away", zorder=3)
+    for index, name, marker in ((space.nash, "Nash", "*"), (space.kalai, "Kalai-Smorodinsky", "D")):
+        if index is not None:
+            left.scatter(*space.points[index], marker=marker, s=130 if marker == "*" else 60, facecolors="none", edgecolors="#222222", lw=1.4, label=name, zorder=5)
+    rng = np.random.default_rng(0)
+    spread = float(np.ptp(space.points)) * 0.01 or 0.01
+    for g, (label, found) in enumerate(by_group.items()):
+        marker = "o" if label in people else "^"
+        colour = PALETTE[g % len(PALETTE)]
+        here = np.array([p for k, p, _ in found.found if k == key])
+        if here.size:
+            jittered = here + rng.uniform(-spread, spread, here.shape)
+            left.scatter(jittered[:, 0], jittered[:, 1], s=44, marker=marker, color=colour, alpha=0.6, edgecolors="none", label=f"{label} (n={len(here)})", zorder=4)
+        every = np.array([_normalised(spaces[k], np.asarray(p)) for k, p, _ in found.found])
+        if every.size:
+            jittered = every + rng.uniform(-0.01, 0.01, every.shape)
+            right.scatter(jittered[:, 0], jittered[:, 1], s=18, marker=marker, color=colour, alpha=0.45, edgecolors="none", label=f"{label} (n={len(every)})", zorder=4)
+    for shown, other in enumerate(sorted(spaces, key=lambda k: -counts.get(k, 0))[:40]):
+        line = _normalised(spaces[other], spaces[other].frontier_points())
+        right.plot(line[:, 0], line[:, 1], color="#999999", lw=0.6, alpha=0.5, zorder=1, label="frontiers" if shown == 0 else None)
+    _style(left, f"the most played scenario ({counts[key]} episodes)", f"value to {a}", f"value to {b}")
+    _style(right, "every scenario: gains as shares of the most", f"{a}'s share", f"{b}'s share")
+    for axes in (left, right):
+        axes.grid(alpha=0.25)
+        axes.legend(fontsize=TEXT_SIZE - 3, frameon=False, loc="lower left")
+    figure.suptitle(title, fontsize=TEXT_SIZE + 1)
+    return figure
+
+
+def _interval(estimate: Estimate | None) -> str:
+    return "-" if estimate is None else f"{estimate.mean:.3f} [{estimate.low:.3f}, {estimate.high:.3f}]"
+
+
+def value_table(task_id: str, groups: list[ValueGroup]) -> Table:
+    """The groups side by side (people's beside the bots'): mean and 95% bootstrap interval."""
+    table = Table(title=f"{task_id}: outcome quality (mean [95% bootstrap interval])", title_justify="left", show_lines=True)
+    table.add_column("figure")
+    for group in groups:
+        table.add_column(f"{group.label}\n{'people' if group.people else 'bots'}, {group.dialogues} dialogues", justify="right")
+    for name, heading in VALUE_METRICS:
+        if any(name in g.metrics for g in groups):
+            table.add_row(heading, *(_interval(g.metrics.get(name)) for g in groups))
+    return table
+
+
+def add_to_report(report: Report, task: Task, groups: list[ValueGroup], dialogues: Mapping[str, Iterable[Dialogue]]) -> None:
+    """A section with the groups' table and the utility-space figure."""
+    section = report.section(f"{task.id}: outcome quality")
+    section.text(
+        "From the task's declared values: a deal is Pareto-efficient when no other outcome is better for one side and no "
+        "worse for the other; its distance to the frontier is in the task's own units; surplus is what both sides gained over "
+        "walking away (0 without a deal). Means with 95% bootstrap intervals; people's figures beside the bots'."
+    )
+    section.table(
+        ["figure", *(f"{g.label} ({'people' if g.people else 'bots'}, {g.dialogues})" for g in groups)],
+        [[heading, *(_interval(g.metrics.get(name)) for g in groups)] for name, heading in VALUE_METRICS if any(name in g.metrics for g in groups)],
+    )
+    section.figure(
+        utility_space_figure(task, dialogues, people=[g.label for g in groups if g.people]),
+        alt=f"{task.id} utility space: outcomes, Pareto frontier, Nash and Kalai points and the deals reached, people's and bots' apart",
+        caption="Left: the most played scenario's outcomes, frontier, Nash (star) and Kalai-Smorodinsky (diamond) points and the deals reached (people: circles, bots: triangles). Right: every episode, normalised per scenario.",
+    )
