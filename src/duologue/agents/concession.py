@@ -25,6 +25,9 @@ from duologue.core.schema import Scenario
 from duologue.core.task import Observation, Task
 from duologue.core.values import Deal, Values, distance
 
+ENDGAME = 4
+"""Turns before the limit at which the schedule has run out: no more words before an offer, and
+any offer at least as good as walking away is taken."""
 EXPONENTS = {"boulware": 0.2, "linear": 1.0, "conceder": 2.0}
 """The concession exponent e of each named schedule."""
 
@@ -79,8 +82,9 @@ class ValuesNegotiator(Agent):
 
     @staticmethod
     def time(observation: Observation) -> float:
-        budget = observation.turn + (observation.turns_left if observation.turns_left is not None else 0)
-        return observation.turn / budget if budget else 1.0
+        """The share of the turn budget used, reaching 1 when `ENDGAME` turns are left."""
+        budget = observation.turn + (observation.turns_left if observation.turns_left is not None else 0) - ENDGAME
+        return min(observation.turn / budget, 1.0) if budget > 0 else 1.0
 
     def _pending(self, observation: Observation, own: Values) -> Deal | None:
         """The other side's offer that the last event put forward (one awaiting an answer)."""
@@ -88,6 +92,15 @@ class ValuesNegotiator(Agent):
         if last is None or last.party == self.party:
             return None
         return own.proposed(last, self.party)
+
+    def _closed(self, observation: Observation, own: Values, legal: set[str]) -> actions.Action | None:
+        """The other side closed with a move this side cannot read (a private choice): it took what
+        this side last asked for, so close on that too."""
+        last = next((e for e in reversed(observation.transcript) if e.party is not None), None)
+        if last is None or last.party == self.party or self.last_offer is None or own.proposed(last, self.party) is not None:
+            return None
+        close = own.accept(self.party, self.last_offer)
+        return close if close.kind == last.kind and close.kind in legal else None
 
     def _offer(self, floor: float) -> Deal:
         """The offer worth least to this side among those worth at least `floor` (its best when none
@@ -104,7 +117,10 @@ class ValuesNegotiator(Agent):
         legal = set(observation.legal)
         floor = max(self.target(observation), self.walk)
         pending = self._pending(observation, own)
-        last_chance = not observation.turns_left or observation.turns_left <= 2
+        closed = self._closed(observation, own, legal)
+        if closed is not None:
+            return closed
+        last_chance = not observation.turns_left or observation.turns_left <= ENDGAME
         theirs = pending if pending is not None else (self.their_offers[-1] if self.their_offers else None)
         if theirs is not None:
             worth = own.value(self.party, theirs)
@@ -115,7 +131,7 @@ class ValuesNegotiator(Agent):
         move = own.propose(self.party, offer)
         if move.kind not in legal:
             return self._answer(observation, own, legal, pending, theirs)
-        if move.kind != "say" and "say" in legal and self.stated != offer:
+        if move.kind != "say" and "say" in legal and self.stated != offer and not last_chance:
             self.stated = offer  # words first, then the same offer as a move
             return actions.Say(text=own.describe(self.party, offer))
         self.stated, self.last_offer = None, offer

@@ -205,6 +205,14 @@ def game_from_dialogue(dialogue: Dialogue) -> Game | None:
     )
 
 
+WINS_BY: dict[str, str] = {
+    "score": "higher task score wins",
+    "surplus": "larger surplus over one's own walk-away wins",
+    "role": "higher score against its role's mean wins",
+}
+"""How a leaderboard's note says who won a game, by the spec's `compare`."""
+
+
 def _comparison(dialogue: Dialogue) -> Comparison:
     found = spec_of_dialogue(dialogue)
     return found.compare if found is not None else "score"
@@ -474,7 +482,7 @@ def _leaderboards_for(
         if bootstrap > 0:
             weights = rng.multinomial(len(pairs), multiplicity / multiplicity.sum(), size=bootstrap)
             resampled = _anchor_offsets(fit_logistic(rows, row_target, weights, prior=prior), scale_groups, anchors)
-        note = f"Bradley-Terry, {role_label}: higher task score wins, equal (incl. no deal) is a tie; {anchor_text}" + (
+        note = f"Bradley-Terry, {role_label}: {WINS_BY[games[0].compare]}, equal (incl. no deal) is a tie; {anchor_text}" + (
             " over both roles" if by_role else "; self-play games left out"
         )
         emit("bradley-terry", point, resampled, note)

@@ -146,7 +146,7 @@ class CasinoTask(Task):
             Metric(name="agreement", label="agreement"),
             Metric(name="points_mturk_agent_1", label="points mturk_agent_1"),
             Metric(name="points_mturk_agent_2", label="points mturk_agent_2"),
-            Metric(name="pareto_optimal", label="Pareto-optimal share"),
+            Metric(name="pareto_efficient", label="Pareto-optimal share"),
             Metric(name="walk_away", label="walk-aways", higher_is_better=False),
         ],
         score="points (at most 36; 5 after a walk-away)",

@@ -168,7 +168,7 @@ class DealOrNoDealTask(Task):
             Metric(name="agreement", label="agreement"),
             Metric(name="points_alice", label="points alice"),
             Metric(name="points_bob", label="points bob"),
-            Metric(name="pareto_optimal", label="Pareto-optimal share"),
+            Metric(name="pareto_efficient", label="Pareto-optimal share"),
         ],
         score="points out of 10 (0 without agreement)",
         judge_context=(
