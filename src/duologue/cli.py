@@ -551,6 +551,7 @@ def report_command(
     beside people's from a corpus (`--people FILE --corpus NAME`, or PATH itself with `--corpus`)."""
     from duologue.arena.ratings import leaderboard_table, ratings_from_dialogues
     from duologue.arena.report import report, report_table
+    from duologue.evaluation.values import quality_groups
 
     if people and corpus is None:
         raise fail("--people needs --corpus: the format of the people's files (e.g. --corpus casino)")
@@ -563,7 +564,7 @@ def report_command(
     try:
         groups = report(bots) if bots else []
         boards = ratings_from_dialogues(bots) if ratings and bots else []
-        quality = _value_groups(bots, humans)
+        quality = quality_groups(bots, humans)
     except (ValueError, UnknownNameError) as error:
         raise fail(str(error)) from None
     if as_json:
@@ -598,47 +599,19 @@ def _read_report_input(corpus: str, path: Path) -> list:
     return result.dialogues
 
 
-def _value_groups(bots: list, humans: list) -> dict[str, Any]:
-    """Task id -> (task, outcome-quality groups, dialogues by group label) for tasks that declare values:
-    one group per bot pairing, one for the people of each task."""
-    from duologue.agents import declares_values
-    from duologue.arena.report import _group_key
-    from duologue.evaluation.values import group_figures
-    from duologue.tasks import make, spec_of_family
-
-    by_task: dict[str, dict[str, tuple[bool, list]]] = {}
-    for dialogue in bots:
-        task_id, label = _group_key(dialogue)
-        by_task.setdefault(task_id, {}).setdefault(label, (False, []))[1].append(dialogue)
-    for dialogue in humans:
-        found = spec_of_family(dialogue.task)
-        if found is None:
-            raise ValueError(f"no registered task plays {dialogue.task!r} dialogues")
-        by_task.setdefault(found.id, {}).setdefault(f"people ({found.corpus or dialogue.task} corpus)", (True, []))[1].append(dialogue)
-    quality: dict[str, Any] = {}
-    for task_id, labelled in sorted(by_task.items()):
-        task = make(task_id)
-        if not declares_values(task):
-            continue
-        groups = [group_figures(task, label, dialogues, people=is_people) for label, (is_people, dialogues) in labelled.items()]
-        quality[task_id] = (task, groups, {label: dialogues for label, (_, dialogues) in labelled.items()})
-    return quality
-
-
 def _print_quality(quality: dict[str, Any]) -> None:
-    from duologue.evaluation.values import value_table
+    from duologue.evaluation.values import quality_tables
 
-    for task_id, (_, groups, _) in quality.items():
-        console.print(value_table(task_id, groups))
+    for table in quality_tables(quality):
+        console.print(table)
 
 
 def _write_quality_report(out: Path, quality: dict[str, Any]) -> None:
     from duologue.evaluation.report import Report
-    from duologue.evaluation.values import add_to_report
+    from duologue.evaluation.values import add_quality
 
     document = Report("Outcome quality", subtitle="Pareto share, distance to the frontier and surplus over walking away, people's beside the bots'")
-    for task, groups, dialogues in quality.values():
-        add_to_report(document, task, groups, dialogues)
+    add_quality(document, quality)
     if not quality:
         document.section("No task with values").text("None of these dialogues is of a task that declares values (Task.values).")
     with writing(out):

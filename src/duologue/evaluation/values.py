@@ -181,3 +181,55 @@ def add_to_report(report: Report, task: Task, groups: list[ValueGroup], dialogue
         alt=f"{task.id} utility space: outcomes, Pareto frontier, Nash and Kalai points and the deals reached, people's and bots' apart",
         caption="Left: the most played scenario's outcomes, frontier, Nash (star) and Kalai-Smorodinsky (diamond) points and the deals reached (people: circles, bots: triangles). Right: every episode, normalised per scenario.",
     )
+
+
+Quality = dict[str, tuple[Task, list[ValueGroup], dict[str, list[Dialogue]]]]
+"""Task id -> (task, its groups' figures, its dialogues by group label), for tasks with values."""
+
+
+def is_self_play(dialogue: Dialogue) -> bool:
+    """Whether bots played a dialogue (duologue's self-play writes the task id and the agents)."""
+    return bool(dialogue.meta.get("task_id")) and isinstance(dialogue.meta.get("agents"), dict)
+
+
+def quality_groups(bots: Iterable[Dialogue], people: Iterable[Dialogue], *, seed: int = 0) -> Quality:
+    """Outcome quality per task that declares values: one group per bot pairing, one for the people
+    (corpus dialogues, grouped by the task their family is registered for)."""
+    from duologue.agents import declares_values
+    from duologue.arena.report import _group_key
+    from duologue.tasks import make, spec_of_family
+
+    by_task: dict[str, dict[str, tuple[bool, list[Dialogue]]]] = {}
+    for dialogue in bots:
+        task_id, label = _group_key(dialogue)
+        by_task.setdefault(task_id, {}).setdefault(label, (False, []))[1].append(dialogue)
+    for dialogue in people:
+        found = spec_of_family(dialogue.task)
+        if found is None:
+            continue  # no registered task reads these: nothing to value
+        by_task.setdefault(found.id, {}).setdefault(f"people ({found.corpus or dialogue.task} corpus)", (True, []))[1].append(dialogue)
+    quality: Quality = {}
+    for task_id, labelled in sorted(by_task.items()):
+        task = make(task_id)
+        if not declares_values(task):
+            continue
+        groups = [group_figures(task, label, dialogues, people=is_people, seed=seed) for label, (is_people, dialogues) in labelled.items()]
+        quality[task_id] = (task, groups, {label: dialogues for label, (_, dialogues) in labelled.items()})
+    return quality
+
+
+def quality_of(dialogues: Iterable[Dialogue], *, seed: int = 0) -> Quality:
+    """`quality_groups` of mixed dialogues: self-play as bots, the rest as people."""
+    found = list(dialogues)
+    return quality_groups([d for d in found if is_self_play(d)], [d for d in found if not is_self_play(d)], seed=seed)
+
+
+def quality_tables(quality: Quality) -> list[Table]:
+    return [value_table(task_id, groups) for task_id, (_, groups, _) in quality.items()]
+
+
+def add_quality(report: Report, quality: Quality) -> Report:
+    """A section per task with values (table and utility-space figure); returns the report."""
+    for task, groups, dialogues in quality.values():
+        add_to_report(report, task, groups, dialogues)
+    return report
