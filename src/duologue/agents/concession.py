@@ -127,7 +127,7 @@ class ValuesNegotiator(Agent):
             take = own.accept(self.party, theirs)
             if take.kind in legal and (worth >= floor - 1e-9 or (last_chance and worth >= self.walk)):
                 return take
-        offer = self._offer(floor)
+        offer = self.stated if self.stated is not None else self._offer(floor)  # what it said is what it does
         move = own.propose(self.party, offer)
         if move.kind not in legal:
             return self._answer(observation, own, legal, pending, theirs)
