@@ -27,10 +27,10 @@ from duologue.evaluation.report import PALETTE, TEXT_SIZE, Report, _empty_figure
 VALUE_METRICS: tuple[tuple[str, str], ...] = (
     ("agreement", "agreement"),
     ("pareto_efficient", "Pareto share (deals)"),
-    ("frontier_distance", "distance to the frontier (deals)"),
-    ("surplus", "joint surplus over walking away"),
-    ("pareto_score", "Pareto score, clembench (deals)"),
-    ("nash_distance", "distance to the Nash point (deals)"),
+    ("frontier_distance", "distance to frontier (deals)"),
+    ("surplus", "surplus over walk-away"),
+    ("pareto_score", "clembench score (deals)"),
+    ("nash_distance", "distance to Nash (deals)"),
 )
 """The figures compared between groups, with how tables name them."""
 
@@ -155,12 +155,12 @@ def _interval(estimate: Estimate | None) -> str:
 def value_table(task_id: str, groups: list[ValueGroup]) -> Table:
     """The groups side by side (people's beside the bots'): mean and 95% bootstrap interval."""
     table = Table(title=f"{task_id}: outcome quality (mean [95% bootstrap interval])", title_justify="left", show_lines=True)
-    table.add_column("figure")
+    table.add_column("figure", no_wrap=True)
     for group in groups:
         table.add_column(f"{group.label}\n{'people' if group.people else 'bots'}, {group.dialogues} dialogues", justify="right")
     for name, heading in VALUE_METRICS:
         if any(name in g.metrics for g in groups):
-            table.add_row(heading, *(_interval(g.metrics.get(name)) for g in groups))
+            table.add_row(heading, *(_interval(g.metrics.get(name)).replace(" [", "\n[") for g in groups))
     return table
 
 
