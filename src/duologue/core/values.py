@@ -112,7 +112,8 @@ def pareto_mask(points: np.ndarray) -> np.ndarray:
     points = np.asarray(points, dtype=float)
     at_least = (points[None, :, :] >= points[:, None, :]).all(axis=2)
     better = (points[None, :, :] > points[:, None, :]).any(axis=2)
-    return ~(at_least & better).any(axis=1)
+    dominated: np.ndarray = np.any(at_least & better, axis=1)
+    return ~dominated
 
 
 def nash_index(points: np.ndarray, walk: Sequence[float]) -> int | None:
