@@ -95,3 +95,15 @@ def test_a_baseline_beats_nobody_by_breaking_rules():
     dialogue = _play("casino-v0", ["boulware", "conceder"], 3)
     assert all(sum(d.meta["illegal_actions"].values()) == 0 for d in dialogue)
     assert make_agent("boulware:0.5", task).exponent == 0.5
+
+
+def test_duologue_tasks_lists_the_baselines_for_the_tasks_with_values():
+    from typer.testing import CliRunner
+
+    from duologue.cli import app
+
+    listed = CliRunner().invoke(app, ["tasks"], env={"COLUMNS": "400"})
+    assert listed.exit_code == 0, listed.output
+    rows = {line.split("│")[1].strip(): line for line in listed.stdout.splitlines() if line.count("│") > 2 and line.split("│")[1].strip()}
+    assert "boulware, linear, conceder, tit-for-tat" in rows["casino-v0"]
+    assert "boulware" not in rows["mutualfriends-v0"]

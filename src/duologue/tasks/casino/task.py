@@ -31,7 +31,9 @@ view is the reader's, so corpus scenarios replay and played transcripts write na
 
 Episode metrics: `agreement`, `walk_away`, `turn_limit` (truncated), `points_mturk_agent_1`,
 `points_mturk_agent_2`, `points_first_mover`, `points_second_mover`, `joint_points`,
-`pareto_optimal` (1/0, deals only), `deals_submitted` and `turns`.
+`pareto_optimal` (1/0, deals only), `deals_submitted` and `turns`. The declared values (`values.py`) add the generic
+outcome figures: `pareto_efficient`, `frontier_distance`, `pareto_score`, `nash_distance`, `surplus`
+and `surplus_<party>` (`duologue.core.values`).
 """
 
 from __future__ import annotations

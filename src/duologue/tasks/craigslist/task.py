@@ -33,7 +33,9 @@ buyer's is its negative (+1 at one's own target, 0 at the midpoint). No deal: no
 
 **Episode metrics.** `agreement`, `utility_buyer` and `utility_seller` (deals only), `fairness`
 (`2 - |utility|`, deals only), `price_ratio` (deal price / listing price, deals only), `length`
-(events / 10, CoCoA's length reward) and `turns`.
+(events / 10, CoCoA's length reward) and `turns`. The declared values (`values.py`: a price grid between
+the targets, CoCoA's utility, its -0.5 for no deal) add `pareto_efficient`, `frontier_distance`,
+`surplus` and the other outcome figures of `duologue.core.values`.
 """
 
 from __future__ import annotations

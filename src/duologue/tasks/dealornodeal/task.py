@@ -23,7 +23,9 @@ Scenarios come from the paper's generator (`rules.generate`, seeded by the episo
 `c0 v0 c1 v1 c2 v2` for each side, two lines per scenario), drawn with the episode RNG.
 
 Episode metrics: `agreement`, `points_alice`, `points_bob`, `joint_points`, `pareto_optimal`
-(1/0, agreements only), `turns`.
+(1/0, agreements only), `turns`. The declared values (`values.py`) add the generic
+outcome figures: `pareto_efficient`, `frontier_distance`, `pareto_score`, `nash_distance`, `surplus`
+and `surplus_<party>` (`duologue.core.values`).
 """
 
 from __future__ import annotations
