@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -85,6 +85,11 @@ class Values(ABC):
     @abstractmethod
     def proposed(self, event: Event, reader: str) -> Deal | None:
         """The deal an event of the transcript puts forward, as `reader` can tell; None when it puts none forward."""
+
+    def key(self) -> Hashable | None:
+        """What the values depend on, as a hashable (CaSiNo: both parties' priorities), so the space
+        of many episodes on alike scenarios is analysed once; None (the default): no reuse."""
+        return None
 
     def describe(self, party: str, deal: Deal) -> str:
         """Words by which `party` states `deal` (a task overrides this with its own phrasing)."""
@@ -206,6 +211,24 @@ def analyse(values: Values) -> Space:
     return Space(parties=values.parties, deals=deals, points=points, walk=walk, frontier=frontier, nash=nash_index(points, walk), kalai=kalai_index(points, walk, frontier))
 
 
+SPACES_KEPT = 4096
+"""Analysed spaces kept for reuse (by `Values.key`)."""
+_spaces: dict[tuple[type, Hashable], Space] = {}
+
+
+def analysed(values: Values) -> Space:
+    """`analyse`, reusing the space of earlier values with the same `key`."""
+    key = values.key()
+    if key is None:
+        return analyse(values)
+    found = _spaces.get((type(values), key))
+    if found is None:
+        if len(_spaces) >= SPACES_KEPT:
+            _spaces.pop(next(iter(_spaces)))
+        found = _spaces[(type(values), key)] = analyse(values)
+    return found
+
+
 def outcome_point(values: Values, outcome: Outcome) -> tuple[float, float] | None:
     """The utility point an episode ended at: the deal's values, or the walk-away values without a
     deal; None when the outcome is not known (an agreement without its deal)."""
@@ -229,7 +252,7 @@ def outcome_figures(values: Values, outcome: Outcome, space: Space | None = None
     point = outcome_point(values, outcome)
     if point is None:
         return figures
-    space = space if space is not None else analyse(values)
+    space = space if space is not None else analysed(values)
     gains = (point[0] - space.walk[0], point[1] - space.walk[1])
     figures["surplus"], figures[f"surplus_{a}"], figures[f"surplus_{b}"] = gains[0] + gains[1], gains[0], gains[1]
     if outcome.agreed:

@@ -3,7 +3,7 @@ priorities (`rules.points`), 5 points for walking away, and offers as `submit-de
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Hashable
 
 from duologue.core import actions
 from duologue.core.schema import Event, Scenario, SubmitDeal
@@ -18,6 +18,9 @@ class CasinoValues(Values):
         super().__init__(parties)
         self.priorities: dict[str, Any] = {p: view["priorities"] for p, view in scenario.private.items() if isinstance(view, dict) and "priorities" in view}
         self.walk = float(scenario.public.get("walk_away_points", WALK_AWAY_POINTS))  # type: ignore[arg-type]
+
+    def key(self) -> Hashable | None:
+        return (self.parties, self.walk, tuple(tuple(sorted(self.priorities.get(p, {}).items())) for p in self.parties))
 
     def outcomes(self) -> list[Deal]:
         a, b = self.parties

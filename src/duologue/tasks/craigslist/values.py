@@ -9,7 +9,7 @@ task draws (`target_ratios`): its utilities keep their order, which is what an a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Hashable
 
 from duologue.core import actions
 from duologue.core.schema import Event, Offer, Scenario
@@ -39,6 +39,9 @@ class CraigslistValues(Values):
         if set(targets) != set(ROLES) or targets["buyer"] == targets["seller"]:
             raise ScoringError(f"CoCoA's utility needs a buyer's and a seller's target that differ, got {targets}")
         self.targets = targets
+
+    def key(self) -> Hashable | None:
+        return (tuple(sorted(self.roles.items())), tuple(sorted(self.targets.items())))
 
     def outcomes(self) -> list[Deal]:
         low, high = sorted((self.targets["buyer"], self.targets["seller"]))

@@ -4,7 +4,7 @@ bot's phrasing, read back by `understanding.read`); taking one is the matching p
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Hashable
 
 from duologue.core import actions
 from duologue.core.schema import Event, Message, Scenario
@@ -22,6 +22,9 @@ class DealValues(Values):
         pool: Any = scenario.public["pool"]
         self.pool = {item: int(pool[item]) for item in ITEMS}
         self.item_values: dict[str, Any] = {p: view["values"] for p, view in scenario.private.items() if isinstance(view, dict) and "values" in view}
+
+    def key(self) -> Hashable | None:
+        return (self.parties, tuple(self.pool.items()), tuple(tuple(sorted(self.item_values.get(p, {}).items())) for p in self.parties))
 
     def outcomes(self) -> list[Deal]:
         a, b = self.parties
