@@ -137,3 +137,18 @@ def test_a_task_without_values_reports_none_of_their_figures():
 
     dialogue = play_episode(task, {p: make_agent("random", task) for p in task.party_ids}, seed=0)
     assert "surplus" not in task.episode_metrics(dialogue)
+
+
+@pytest.mark.parametrize("task_id", ["casino-v0", "dealornodeal-v0", "craigslist-v0"])
+def test_reused_spaces_give_the_figures_of_a_fresh_analysis(task_id):
+    from duologue.core.values import analysed
+
+    task = make(task_id)
+    keys = set()
+    for seed in range(40):
+        values = task.values(task.generate_scenario(random.Random(seed)))
+        fresh, kept = analyse(values), analysed(values)
+        assert np.array_equal(fresh.points, kept.points) and fresh.walk == kept.walk
+        assert (fresh.nash, fresh.kalai) == (kept.nash, kept.kalai) and np.array_equal(fresh.frontier, kept.frontier)
+        keys.add(values.key())
+    assert len(keys) > 1  # scenarios that differ are not taken for one another
