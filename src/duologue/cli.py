@@ -569,9 +569,10 @@ def report_command(
         raise fail(str(error)) from None
     if as_json:
         payload: object = [g.model_dump() for g in groups]
-        if ratings or quality:
+        if ratings or humans:  # self-play alone keeps its list (its metrics already hold the outcome figures)
             payload = {"metrics": payload, **({"ratings": [b.model_dump() for b in boards]} if ratings else {})}
-            payload["outcome_quality"] = {task_id: [g.model_dump() for g in found] for task_id, (_, found, _) in quality.items()}  # type: ignore[index]
+            if humans:
+                payload["outcome_quality"] = {task_id: [g.model_dump() for g in found] for task_id, (_, found, _) in quality.items()}  # type: ignore[index]
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
         for group in groups:
