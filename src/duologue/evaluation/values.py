@@ -15,6 +15,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from pydantic import Field
 from rich.table import Table
 
@@ -104,48 +105,63 @@ def utility_space_figure(task: Task, groups: Mapping[str, Iterable[Dialogue]], *
     by_group = {label: _points(task, dialogues) for label, dialogues in groups.items()}
     counts: dict[bytes, int] = {}
     spaces: dict[bytes, Space] = {}
-    for found in by_group.values():
+    present: dict[bytes, set[str]] = {}
+    for label, found in by_group.items():
         spaces.update(found.spaces)
         for key, _, _ in found.found:
             counts[key] = counts.get(key, 0) + 1
+            present.setdefault(key, set()).add(label)
     a, b = task.party_ids
     title = f"{task.id}: utility space"
     if not counts:
         return _empty_figure(title, "no episode with declared values to show")
     figure = _figure(11.0, 4.8)
     left, right = figure.subplots(1, 2)
-    key = max(counts, key=lambda k: counts[k])
+    key = max(counts, key=lambda k: (len(present[k]), counts[k]))  # a scenario every group played, if there is one
     space = spaces[key]
-    left.scatter(space.points[:, 0], space.points[:, 1], s=14, color="#bbbbbb", label="outcomes", zorder=1)
+    left.scatter(space.points[:, 0], space.points[:, 1], s=14, color="#bbbbbb", zorder=1)
     line = space.frontier_points()
-    left.plot(line[:, 0], line[:, 1], color="#333333", lw=1.2, label="Pareto frontier", zorder=2)
-    left.scatter([space.walk[0]], [space.walk[1]], marker="x", s=60, color="#c44e52", label="walk away", zorder=3)
+    left.plot(line[:, 0], line[:, 1], color="#333333", lw=1.2, zorder=2)
+    left.scatter([space.walk[0]], [space.walk[1]], marker="x", s=60, color="#c44e52", zorder=3)
+    keys = {"left": [_key("o", "#bbbbbb", "outcomes"), _key("", "#333333", "Pareto frontier", line=True), _key("x", "#c44e52", "walk away")], "right": []}
     for index, name, marker in ((space.nash, "Nash", "*"), (space.kalai, "Kalai-Smorodinsky", "D")):
         if index is not None:
-            left.scatter(*space.points[index], marker=marker, s=130 if marker == "*" else 60, facecolors="none", edgecolors="#222222", lw=1.4, label=name, zorder=5)
+            left.scatter([space.points[index][0]], [space.points[index][1]], marker=marker, s=130 if marker == "*" else 60, facecolors="none", edgecolors="#222222", lw=1.4, zorder=6)
+            keys["left"].append(_key(marker, "#222222", name, hollow=True))
     rng = np.random.default_rng(0)
     spread = float(np.ptp(space.points)) * 0.01 or 0.01
     for g, (label, found) in enumerate(by_group.items()):
         marker = "o" if label in people else "^"
         colour = PALETTE[g % len(PALETTE)]
+        layer = 3 if label in people else 4  # bots over people, who are often many more
         here = np.array([p for k, p, _ in found.found if k == key])
         if here.size:
             jittered = here + rng.uniform(-spread, spread, here.shape)
-            left.scatter(jittered[:, 0], jittered[:, 1], s=44, marker=marker, color=colour, alpha=0.6, edgecolors="none", label=f"{label} (n={len(here)})", zorder=4)
+            left.scatter(jittered[:, 0], jittered[:, 1], s=44, marker=marker, color=colour, alpha=0.6, edgecolors="none", zorder=layer + 1)
+            keys["left"].append(_key(marker, colour, f"{label} (n={len(here)})"))
         every = np.array([_normalised(spaces[k], np.asarray(p)) for k, p, _ in found.found])
         if every.size:
             jittered = every + rng.uniform(-0.01, 0.01, every.shape)
-            right.scatter(jittered[:, 0], jittered[:, 1], s=18, marker=marker, color=colour, alpha=0.45, edgecolors="none", label=f"{label} (n={len(every)})", zorder=4)
-    for shown, other in enumerate(sorted(spaces, key=lambda k: -counts.get(k, 0))[:40]):
+            right.scatter(jittered[:, 0], jittered[:, 1], s=18 if label in people else 30, marker=marker, color=colour, alpha=0.35 if label in people else 0.8, edgecolors="none", zorder=layer)
+            keys["right"].append(_key(marker, colour, f"{label} (n={len(every)})"))
+    for other in sorted(spaces, key=lambda k: -counts.get(k, 0))[:40]:
         line = _normalised(spaces[other], spaces[other].frontier_points())
-        right.plot(line[:, 0], line[:, 1], color="#999999", lw=0.6, alpha=0.5, zorder=1, label="frontiers" if shown == 0 else None)
-    _style(left, f"the most played scenario ({counts[key]} episodes)", f"value to {a}", f"value to {b}")
+        right.plot(line[:, 0], line[:, 1], color="#999999", lw=0.6, alpha=0.5, zorder=1)
+    keys["right"].append(_key("", "#999999", "each scenario's frontier", line=True))
+    _style(left, f"one scenario ({counts[key]} episodes)", f"value to {a}", f"value to {b}")
     _style(right, "every scenario: gains as shares of the most", f"{a}'s share", f"{b}'s share")
-    for axes in (left, right):
+    for axes, side in ((left, "left"), (right, "right")):
         axes.grid(alpha=0.25)
-        axes.legend(fontsize=TEXT_SIZE - 3, frameon=False, loc="lower left")
+        axes.legend(handles=keys[side], fontsize=TEXT_SIZE - 3, frameon=True, framealpha=0.92, edgecolor="#dddddd", loc="best")
     figure.suptitle(title, fontsize=TEXT_SIZE + 1)
     return figure
+
+
+def _key(marker: str, colour: str, label: str, *, hollow: bool = False, line: bool = False) -> Line2D:
+    """A legend entry drawn plainly (a jittered scatter's own entry can show stray points)."""
+    if line:
+        return Line2D([], [], color=colour, lw=1.2, label=label)
+    return Line2D([], [], linestyle="none", marker=marker, markersize=7, color=colour, markerfacecolor="none" if hollow else colour, label=label)
 
 
 def _interval(estimate: Estimate | None) -> str:
