@@ -10,7 +10,7 @@ from duologue.tasks import TASKS, make, register, task_ids
 from duologue.tasks.casino.task import CasinoTask
 from duologue.tasks.casino.values import CasinoValues
 from duologue.testing import ConformanceError
-from duologue.testing_values import check_values
+from duologue.testing_values import check_values, value_problems
 
 
 @pytest.mark.parametrize("task_id", [t for t in task_ids() if declares_values(make(t))])
@@ -59,3 +59,17 @@ def test_a_walk_away_value_that_is_not_the_no_deal_score_is_named(monkeypatch):
     monkeypatch.setattr(CasinoTask, "values", lambda self, scenario: WrongWalk(self.party_ids, scenario))
     found = _outcome_problems(task, dialogue)
     assert len(found) == 2 and all("scores 5.0" in p and "walk-away value is 0.0" in p for p in found)
+
+
+def test_comparing_by_surplus_without_values_is_named():
+    from duologue.tasks.mutualfriends.task import MutualFriendsTask
+
+    class Surplus(MutualFriendsTask):
+        spec = MutualFriendsTask.spec.model_copy(update={"id": "mutualfriends-surplus-v0", "compare": "surplus"})
+
+    task_id = register(Surplus)
+    try:
+        assert value_problems(task_id) == ["spec.compare is 'surplus', which needs declared values (Task.values), and the task declares none"]
+        assert value_problems("mutualfriends-v0") == []
+    finally:
+        TASKS.pop(task_id, None)

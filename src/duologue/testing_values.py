@@ -37,7 +37,8 @@ def value_problems(task_id: str, *, episodes: int = 6, seed: int = 0) -> list[st
     task = make(task_id)
     probe = task.values(task.generate_scenario(random.Random(seed)))
     if probe is None:
-        return []
+        compare = task.spec.compare
+        return [f"spec.compare is {compare!r}, which needs declared values (Task.values), and the task declares none"] if compare == "surplus" else []
     problems = _space_problems(probe, task)
     agreed = 0
     pairs = [(a, b) for a in BASELINES for b in BASELINES][: max(episodes, 1)]
