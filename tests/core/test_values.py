@@ -152,3 +152,30 @@ def test_reused_spaces_give_the_figures_of_a_fresh_analysis(task_id):
         assert (fresh.nash, fresh.kalai) == (kept.nash, kept.kalai) and np.array_equal(fresh.frontier, kept.frontier)
         keys.add(values.key())
     assert len(keys) > 1  # scenarios that differ are not taken for one another
+
+
+class Prices(Table):
+    """The defaults: only the kinds of the offer, accept and reject moves are named."""
+
+    offer_kind, accept_kind, reject_kind = "offer", "accept", "reject"
+    propose = Values.propose
+    accept = Values.accept
+    proposed = Values.proposed
+
+
+class Splits(Prices):
+    offer_kind, accept_kind, reject_kind = "submit-deal", "accept-deal", "reject-deal"
+
+
+def test_the_default_moves_write_and_read_a_deal_by_the_offer_moves_fields():
+    prices = Prices({}, (0.0, 0.0))
+    move = prices.propose("x", {"price": 120.0})
+    assert move == actions.Offer(price=120.0) and prices.accept("y", {"price": 120.0}) == actions.Accept() and prices.reject("y") == actions.Reject()
+    assert prices.proposed(move.to_event("x", 0.0), "y") == {"price": 120.0}
+    assert prices.proposed(actions.Say(text="120?").to_event("x", 0.0), "y") is None
+    splits = Splits({}, (0.0, 0.0))
+    deal = {"x": {"food": 2}, "y": {"food": 1}}
+    move = splits.propose("y", deal)
+    assert move == actions.SubmitDeal(mine={"food": 1}, theirs={"food": 2})
+    assert splits.proposed(move.to_event("y", 0.0), "x") == deal
+    assert splits.accept("x", deal).kind == "accept-deal" and splits.reject("x").kind == "reject-deal"

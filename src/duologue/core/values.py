@@ -70,21 +70,45 @@ class Values(ABC):
     def walk_away(self, party: str) -> float:
         """`party`'s value of ending without agreement."""
 
-    @abstractmethod
-    def propose(self, party: str, deal: Deal) -> actions.Action:
-        """The move by which `party` puts `deal` forward."""
+    offer_kind: str | None = None
+    """The move kind that puts a deal forward (`submit-deal`, `offer`, a task's own), for the
+    default `propose` and `proposed`: the deal is the move's own fields (`{"price": 120}` for
+    `offer(price)`), or, for a split move with `mine` and `theirs`, `{party: share}` for both."""
+    accept_kind: str | None = None
+    """The move kind that takes the other side's offer, for the default `accept`."""
+    reject_kind: str | None = None
+    """The move kind that turns an offer down, for the default `reject` (None: offers need no answer)."""
 
-    @abstractmethod
+    def propose(self, party: str, deal: Deal) -> actions.Action:
+        """The move by which `party` puts `deal` forward (by default an `offer_kind` move)."""
+        if self.offer_kind is None:
+            raise NotImplementedError(f"{type(self).__name__}: set offer_kind or override propose")
+        fields = {"mine": deal[party], "theirs": deal[self.other(party)]} if set(deal) == set(self.parties) else dict(deal)
+        return actions.BY_KIND[self.offer_kind].model_validate({"kind": self.offer_kind, **fields})
+
     def accept(self, party: str, deal: Deal) -> actions.Action:
-        """The move by which `party` takes `deal`, which the other side put forward."""
+        """The move by which `party` takes `deal`, which the other side put forward (by default an `accept_kind` move)."""
+        if self.accept_kind is None:
+            raise NotImplementedError(f"{type(self).__name__}: set accept_kind or override accept")
+        return actions.BY_KIND[self.accept_kind].model_validate({"kind": self.accept_kind})
 
     def reject(self, party: str) -> actions.Action | None:
         """The move that turns down an offer awaiting `party`'s answer (None: offers need no answer)."""
-        return None
+        return None if self.reject_kind is None else actions.BY_KIND[self.reject_kind].model_validate({"kind": self.reject_kind})
 
-    @abstractmethod
     def proposed(self, event: Event, reader: str) -> Deal | None:
-        """The deal an event of the transcript puts forward, as `reader` can tell; None when it puts none forward."""
+        """The deal an event of the transcript puts forward, as `reader` can tell; None when it puts
+        none forward (by default: an `offer_kind` move, read back as `propose` writes it)."""
+        try:
+            move = actions.action_of_event(event)
+        except ValueError:  # an event the move cannot be rebuilt from (a corpus offer without its price)
+            return None
+        if move is None or move.kind != self.offer_kind or event.party not in self.parties:
+            return None
+        fields = move.model_dump(exclude={"kind"})
+        if set(fields) == {"mine", "theirs"}:
+            return {event.party: fields["mine"], self.other(event.party): fields["theirs"]}
+        return fields
 
     def key(self) -> Hashable | None:
         """What the values depend on, as a hashable (CaSiNo: both parties' priorities), so the space

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-from duologue.core import actions
-from duologue.core.schema import Event, Scenario, SubmitDeal
+from duologue.core.schema import Scenario
 from duologue.core.values import Deal, Values
 from duologue.tasks.casino.rules import ISSUES, WALK_AWAY_POINTS, all_shares, complement, points
 
 
 class CasinoValues(Values):
     """A deal is `{party: share}` for both parties, as `Outcome.deal` writes it."""
+
+    offer_kind, accept_kind, reject_kind = "submit-deal", "accept-deal", "reject-deal"
 
     def __init__(self, parties: tuple[str, str], scenario: Scenario) -> None:
         super().__init__(parties)
@@ -31,20 +32,6 @@ class CasinoValues(Values):
 
     def walk_away(self, party: str) -> float:
         return self.walk
-
-    def propose(self, party: str, deal: Deal) -> actions.Action:
-        return actions.SubmitDeal(mine=dict(deal[party]), theirs=dict(deal[self.other(party)]))
-
-    def accept(self, party: str, deal: Deal) -> actions.Action:
-        return actions.AcceptDeal()
-
-    def reject(self, party: str) -> actions.Action | None:
-        return actions.RejectDeal()
-
-    def proposed(self, event: Event, reader: str) -> Deal | None:
-        if isinstance(event, SubmitDeal) and event.party in self.parties:
-            return {event.party: dict(event.mine), self.other(event.party): dict(event.theirs)}
-        return None
 
     def describe(self, party: str, deal: Deal) -> str:
         def say(share: dict[str, int]) -> str:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-from duologue.core import actions
-from duologue.core.schema import Event, Offer, Scenario
+from duologue.core.schema import Scenario
 from duologue.core.values import Deal, Values
 from duologue.tasks.craigslist.listings import target_ratios
 from duologue.tasks.craigslist.scoring import NO_DEAL_REWARD, ROLES, ScoringError, utility
@@ -23,6 +22,8 @@ GRID_POINTS = 21
 
 class CraigslistValues(Values):
     """A deal is `{"price": p}`, as `Outcome.deal` writes it."""
+
+    offer_kind, accept_kind, reject_kind = "offer", "accept", "reject"
 
     def __init__(self, parties: tuple[str, str], scenario: Scenario, listing: float | None) -> None:
         super().__init__(parties)
@@ -54,20 +55,6 @@ class CraigslistValues(Values):
 
     def walk_away(self, party: str) -> float:
         return NO_DEAL_REWARD
-
-    def propose(self, party: str, deal: Deal) -> actions.Action:
-        return actions.Offer(price=float(deal["price"]))
-
-    def accept(self, party: str, deal: Deal) -> actions.Action:
-        return actions.Accept()
-
-    def reject(self, party: str) -> actions.Action | None:
-        return actions.Reject()
-
-    def proposed(self, event: Event, reader: str) -> Deal | None:
-        if isinstance(event, Offer) and event.party in self.parties and event.price is not None:
-            return {"price": float(event.price)}
-        return None
 
     def describe(self, party: str, deal: Deal) -> str:
         return f"I can do ${float(deal['price']):,.0f}."
