@@ -553,36 +553,82 @@ def report_command(
     path: PathArg,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     ratings: Annotated[bool, typer.Option("--ratings", help="Also rate the agents (Bradley-Terry and Elo with 95% intervals, per task and role).")] = False,
+    corpus: Annotated[Optional[str], typer.Option("--corpus", help=f"Read PATH (or, with --people, the people's files) as people's dialogues of this corpus format: {', '.join(CORPUS_FORMATS)}.")] = None,
+    people: Annotated[Optional[list[Path]], typer.Option("--people", help="People's dialogues of a corpus (format by --corpus), reported beside the bots' of PATH (repeatable).")] = None,
+    html: Annotated[Optional[Path], typer.Option("--html", help="Also write an HTML report (.html) with the utility-space figure of every task that declares values.")] = None,
 ) -> None:
-    """Task metrics with 95% bootstrap intervals for self-play output (`duologue play --out`)."""
+    """Task metrics with 95% bootstrap intervals for self-play output (`duologue play --out`) and, for
+    tasks that declare values, outcome quality (Pareto share, distance to the frontier, surplus)
+    beside people's from a corpus (`--people FILE --corpus NAME`, or PATH itself with `--corpus`)."""
     from duologue.arena.ratings import leaderboard_table, ratings_from_dialogues
     from duologue.arena.report import report, report_table
+    from duologue.evaluation.values import quality_groups
 
-    result = load(OWN, path, skip_invalid=True)
+    if people and corpus is None:
+        raise fail("--people needs --corpus: the format of the people's files (e.g. --corpus casino)")
+    if html is not None:
+        refuse_output(html, suffixes=(".html",))
+    bots_path = path if corpus is None or people else None
+    people_paths = list(people or []) if people else ([path] if corpus is not None else [])
+    bots = _read_report_input(OWN, bots_path) if bots_path is not None else []
+    humans = [d for found in people_paths for d in _read_report_input(str(corpus), found)]
+    try:
+        groups = report(bots) if bots else []
+        boards = ratings_from_dialogues(bots) if ratings and bots else []
+        quality = quality_groups(bots, humans)
+    except (ValueError, UnknownNameError) as error:
+        raise fail(str(error)) from None
+    if as_json:
+        payload: object = [g.model_dump() for g in groups]
+        if ratings or humans:  # self-play alone keeps its list (its metrics already hold the outcome figures)
+            payload = {"metrics": payload, **({"ratings": [b.model_dump() for b in boards]} if ratings else {})}
+            if humans:
+                payload["outcome_quality"] = {task_id: [g.model_dump() for g in found] for task_id, (_, found, _) in quality.items()}  # type: ignore[index]
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+    else:
+        for group in groups:
+            console.print(report_table(group))
+        for board in boards:
+            console.print(leaderboard_table(board))
+        _print_quality(quality)
+    if html is not None:
+        _write_quality_report(html, quality)
+
+
+def _read_report_input(corpus: str, path: Path) -> list:
+    """The dialogues of one input of `report`, saying what was left out; a clean exit when there are none."""
+    result = load(corpus, path, skip_invalid=True)
     records_left_out = len({(p.file, p.record) for p in result.problems if p.record is not None})  # malformed lines too
     files_left_out = sum(1 for p in result.problems if p.record is None)
     left_out = f"{records_left_out} record(s) left out" + (f", {files_left_out} file(s) unreadable" if files_left_out else "")
     if not result.dialogues:
         if result.problems:
             show_problems(result.problems, limit=10)
-        raise fail(f"{path}: no readable dialogues in duologue's schema (the output of `duologue play --out`); {left_out}", code=1)
-    try:
-        groups = report(result.dialogues)
-        boards = ratings_from_dialogues(result.dialogues) if ratings else []
-    except (ValueError, UnknownNameError) as error:
-        raise fail(str(error)) from None
+        what = "in duologue's schema (the output of `duologue play --out`)" if corpus == OWN else f"of the {corpus} corpus"
+        raise fail(f"{path}: no readable dialogues {what}; {left_out}", code=1)
     if result.problems:
-        errors.print(f"[yellow]{left_out} as unreadable; {len(result.dialogues)} dialogue(s) reported[/]")
-    if as_json:
-        payload: object = [g.model_dump() for g in groups]
-        if ratings:
-            payload = {"metrics": payload, "ratings": [b.model_dump() for b in boards]}
-        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
-        return
-    for group in groups:
-        console.print(report_table(group))
-    for board in boards:
-        console.print(leaderboard_table(board))
+        errors.print(f"[yellow]{path}: {left_out} as unreadable; {len(result.dialogues)} dialogue(s) reported[/]")
+    return result.dialogues
+
+
+def _print_quality(quality: dict[str, Any]) -> None:
+    from duologue.evaluation.values import quality_tables
+
+    for table in quality_tables(quality):
+        console.print(table)
+
+
+def _write_quality_report(out: Path, quality: dict[str, Any]) -> None:
+    from duologue.evaluation.report import Report
+    from duologue.evaluation.values import add_quality
+
+    document = Report("Outcome quality", subtitle="Pareto share, distance to the frontier and surplus over walking away, people's beside the bots'")
+    add_quality(document, quality)
+    if not quality:
+        document.section("No task with values").text("None of these dialogues is of a task that declares values (Task.values).")
+    with writing(out):
+        document.write(out)
+    errors.print(f"wrote {out}")
 
 
 from duologue.llm.cli import llm_app  # noqa: E402  (the `duologue llm` commands live with the LLM layer)

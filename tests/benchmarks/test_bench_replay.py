@@ -29,7 +29,8 @@ def test_a_corpus_without_targets_is_reported_without_a_verdict(monkeypatch, cap
 
 
 def test_a_task_without_a_pareto_share_still_prints_the_peoples_line(monkeypatch, capsys, fixtures):
-    path = fixtures / "craigslist" / "cocoa.json"
-    monkeypatch.setattr(sys, "argv", ["bench_replay.py", "--corpus", "craigslist", "--path", str(path), "--agents", "rule", "--limit", "2"])
+    # MutualFriends declares no values (CraigslistBargain now does: every price on its line is Pareto-efficient)
+    path = fixtures / "mutualfriends" / "cocoa_train.json"
+    monkeypatch.setattr(sys, "argv", ["bench_replay.py", "--corpus", "mutualfriends", "--path", str(path), "--agents", "rule", "--limit", "2"])
     assert bench.main() == 0
     assert "Pareto share of their deals -" in capsys.readouterr().out

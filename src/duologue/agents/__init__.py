@@ -17,11 +17,20 @@ GENERIC: dict[str, type[Agent]] = {"random": RandomAgent}
 GENERIC["llm"] = import_module("duologue.agents.llm").LLMAgent  # llm:local, llm:openai/gpt-4o-mini, llm:<alias>/<model>
 GENERIC["rl"] = import_module("duologue.agents.rl").RLAgent  # rl:utility, rl:fairness, rl:length, rl:<path>
 GENERIC["hybrid"] = import_module("duologue.agents.hybrid").HybridAgent  # hybrid:<policy>+<writer>, e.g. hybrid:rule+llm:local
+BASELINES: dict[str, type[Agent]] = import_module("duologue.agents.concession").BASELINES
+"""boulware, linear, conceder, tit-for-tat: for tasks that declare values (`Task.values`)."""
+GENERIC.update(BASELINES)
 
 
 def agent_kinds(task: Task) -> list[str]:
-    """Spec kinds usable on this task."""
-    return [*GENERIC, *task.agents]
+    """Spec kinds usable on this task (the value-based baselines only where the task declares values)."""
+    valued = declares_values(task)
+    return [*(kind for kind in GENERIC if valued or kind not in BASELINES), *task.agents]
+
+
+def declares_values(task: Task) -> bool:
+    """Whether `task` declares values (`Task.values`), judged on a scenario drawn with a fixed seed."""
+    return task.values(task.generate_scenario(random.Random(0))) is not None
 
 
 def standard_partner(task: Task | type[Task]) -> str:

@@ -19,6 +19,11 @@ task is rated as soon as it is registered:
   in any pair, multiplies the odds of success by `10 ** (D / 400)`. Elo is not defined for it.
 * `rated` tasks (open chat) have no task score: their dialogues are not rated (the leaderboard says so).
 
+How two parties compare is the spec's too (`TaskSpec.compare`): by `score` (above); by `surplus`,
+each party's score over its own walk-away value from the task's declared values (with private
+walk-aways, the side that drew the larger fallback no longer "wins" a game without a deal); or
+within a `role`, each score less the mean score of its role over the games rated together.
+
 Bradley-Terry
 -------------
 `P(i beats j) = sigmoid(theta_i - theta_j)`, fitted by Newton's method on the log-likelihood with
@@ -63,7 +68,8 @@ from pydantic import Field
 from rich.table import Table
 
 from duologue.core.schema import Dialogue, Model, Outcome
-from duologue.core.spec import TaskSpec
+from duologue.core.spec import Comparison, TaskSpec
+from duologue.core.values import surplus
 from duologue.tasks import UnknownNameError, make, spec, spec_of_family
 
 ELO_SCALE = 400 / math.log(10)
@@ -109,6 +115,9 @@ class Game(Model):
     """The party slots they sat in: a party's role when the task has roles, else its id."""
     result: float
     """Competitive: 1 when the first party won, 0.5 a tie, 0 a loss. Cooperative: 1 success, 0 failure."""
+    scores: tuple[float, float] | None = None
+    """Competitive: the two figures compared (scores, or surpluses by the spec's `compare`)."""
+    compare: Comparison = "score"
     dialogue: str = ""
 
 
@@ -178,11 +187,11 @@ def game_from_dialogue(dialogue: Dialogue) -> Game | None:
             return None
         result = 1.0 if outcome.agreed else 0.0
     else:
-        one, two = outcome.scores.get(first.id), outcome.scores.get(second.id)
-        if one is None or two is None:
-            if outcome.agreed is not False:
-                return None  # a deal that could not be scored: nothing to compare
-            one = two = 0.0  # no deal: both keep their walk-away value
+        compare = _comparison(dialogue)
+        compared = _compared(dialogue, outcome, compare)
+        if compared is None:
+            return None
+        one, two = compared
         result = 0.5 if math.isclose(one, two, abs_tol=TIE_TOLERANCE) else float(one > two)
     return Game(
         task=task_id_of(dialogue),
@@ -190,8 +199,59 @@ def game_from_dialogue(dialogue: Dialogue) -> Game | None:
         agents=agent_names(dialogue),
         roles=(first.role or first.id, second.role or second.id),
         result=result,
+        scores=None if kind == "cooperative" else (one, two),
+        compare="score" if kind == "cooperative" else compare,
         dialogue=dialogue.id,
     )
+
+
+WINS_BY: dict[str, str] = {
+    "score": "higher task score wins",
+    "surplus": "larger surplus over one's own walk-away wins",
+    "role": "higher score against its role's mean wins",
+}
+"""How a leaderboard's note says who won a game, by the spec's `compare`."""
+
+
+def _comparison(dialogue: Dialogue) -> Comparison:
+    found = spec_of_dialogue(dialogue)
+    return found.compare if found is not None else "score"
+
+
+def _compared(dialogue: Dialogue, outcome: Outcome, compare: Comparison) -> tuple[float, float] | None:
+    """The two parties' figures a competitive game compares, in party order; None when there are none."""
+    first, second = (p.id for p in dialogue.parties)
+    if compare == "surplus":
+        try:
+            declared = make(task_id_of(dialogue)).values(dialogue.scenario)
+        except (UnknownNameError, ValueError):
+            declared = None
+        gains = surplus(declared, outcome) if declared is not None else {}
+        if first in gains and second in gains:
+            return gains[first], gains[second]
+    one, two = outcome.scores.get(first), outcome.scores.get(second)
+    if one is None or two is None:
+        if outcome.agreed is not False:
+            return None  # a deal that could not be scored: nothing to compare
+        return 0.0, 0.0  # no deal: both keep their walk-away value
+    return one, two
+
+
+def within_roles(games: list[Game]) -> list[Game]:
+    """Games of a `role` comparison judged again: each score less the mean score of its role over these games."""
+    totals: dict[str, list[float]] = defaultdict(list)
+    for game in games:
+        if game.compare == "role" and game.scores is not None:
+            for role, score in zip(game.roles, game.scores, strict=True):
+                totals[role].append(score)
+    means = {role: sum(found) / len(found) for role, found in totals.items()}
+    judged = []
+    for game in games:
+        if game.compare == "role" and game.scores is not None:
+            one, two = (score - means[role] for role, score in zip(game.roles, game.scores, strict=True))
+            game = game.model_copy(update={"result": 0.5 if math.isclose(one, two, abs_tol=TIE_TOLERANCE) else float(one > two)})
+        judged.append(game)
+    return judged
 
 
 def _why_unrated(dialogue: Dialogue) -> str:
@@ -422,7 +482,7 @@ def _leaderboards_for(
         if bootstrap > 0:
             weights = rng.multinomial(len(pairs), multiplicity / multiplicity.sum(), size=bootstrap)
             resampled = _anchor_offsets(fit_logistic(rows, row_target, weights, prior=prior), scale_groups, anchors)
-        note = f"Bradley-Terry, {role_label}: higher task score wins, equal (incl. no deal) is a tie; {anchor_text}" + (
+        note = f"Bradley-Terry, {role_label}: {WINS_BY[games[0].compare]}, equal (incl. no deal) is a tie; {anchor_text}" + (
             " over both roles" if by_role else "; self-play games left out"
         )
         emit("bradley-terry", point, resampled, note)
@@ -479,7 +539,7 @@ def ratings_from_dialogues(
             by_task[game.task].append(game)
     boards: list[Leaderboard] = []
     for task in sorted(set(by_task) | set(unrated)):
-        games = by_task.get(task, [])
+        games = within_roles(by_task.get(task, []))
         skipped = f"; {unrated[task]} dialogue(s) without a score left out" if unrated.get(task) else ""
         if not games:
             boards.append(Leaderboard(task=task, method="bradley-terry", note=f"no dialogue could be rated ({why_not.get(task, '')}){skipped}"))

@@ -30,7 +30,8 @@ really sat in its seat (and their paired difference), the Pareto share of deals 
 metric whose name holds `pareto`), walk-aways, and `stuck` (the script ran out and there was no
 deal), each a mean with a 95% bootstrap interval (an episode without a deal that the task leaves unscored
 counts 0 for both); the people's own agreement and Pareto share on
-the same dialogues are given beside them.
+the same dialogues are given beside them. For a task that declares values, the deals' distance to
+the Pareto frontier and the seat's surplus over its walk-away, the agent's and the person's.
 """
 
 from __future__ import annotations
@@ -231,6 +232,10 @@ class ReplayRow(Model):
     stuck: float
     human_agreement: float | None
     human_pareto: float | None
+    frontier_distance: float | None = None
+    surplus: float | None = None
+    human_frontier_distance: float | None = None
+    human_surplus: float | None = None
 
 
 def replay_row(played: Dialogue, source: Dialogue, task: Task) -> ReplayRow:
@@ -256,7 +261,21 @@ def replay_row(played: Dialogue, source: Dialogue, task: Task) -> ReplayRow:
         stuck=float(bool(info["script_exhausted"]) and not agreed),  # type: ignore[index]
         human_agreement=None if human.agreed is None else float(human.agreed),
         human_pareto=pareto(source.model_copy(update={"outcome": human})) if human.agreed else None,
+        **_value_figures(task, played, outcome, "", seat),
+        **_value_figures(task, source, human, "human_", seat),
     )
+
+
+def _value_figures(task: Task, dialogue: Dialogue, outcome: Any, prefix: str, seat: str) -> dict[str, float | None]:
+    """For a task with declared values: the deal's distance to the Pareto frontier and the seat's
+    surplus over its walk-away (`duologue.core.values`); nothing otherwise."""
+    try:
+        figures = task.value_figures(dialogue, outcome)
+    except (KeyError, TypeError, ValueError):
+        return {}  # a corpus deal the values cannot read
+    if not figures:
+        return {}
+    return {f"{prefix}frontier_distance": figures.get("frontier_distance"), f"{prefix}surplus": figures.get(f"surplus_{seat}")}
 
 
 def _score(outcome, party: str) -> float | None:
@@ -283,11 +302,18 @@ class ReplayReport(Model):
     stuck: float | None = None
     human_agreement: float | None = None
     human_pareto: float | None = None
+    frontier_distance: float | None = None
+    surplus: float | None = None
+    human_frontier_distance: float | None = None
+    human_surplus: float | None = None
     intervals: dict[str, tuple[float, float]] = Field(default_factory=dict)
     counts: dict[str, int] = Field(default_factory=dict)
 
 
-FIGURES = ("agreement", "agent_score", "human_score", "score_difference", "pareto", "walk_away", "stuck", "human_agreement", "human_pareto")
+FIGURES = (
+    "agreement", "agent_score", "human_score", "score_difference", "pareto", "walk_away", "stuck", "human_agreement", "human_pareto",
+    "frontier_distance", "surplus", "human_frontier_distance", "human_surplus",
+)
 
 
 def summarize(rows: list[ReplayRow], *, task_id: str, agent: str, seed: int = 0) -> ReplayReport:

@@ -30,6 +30,10 @@ ROWS = (
     ("stuck", "stuck (script spent, no deal)"),
     ("human_agreement", "people's agreement"),
     ("human_pareto", "people's Pareto-optimal deals"),
+    ("frontier_distance", "distance to the frontier (deals)"),
+    ("human_frontier_distance", "people's distance to the frontier"),
+    ("surplus", "agent's surplus over walking away"),
+    ("human_surplus", "person's surplus (same seat)"),
 )
 
 

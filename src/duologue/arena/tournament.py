@@ -28,7 +28,7 @@ import orjson
 from pydantic import Field
 from rich.table import Table
 
-from duologue.agents import check_agent
+from duologue.agents import check_agent, declares_values
 from duologue.arena.ratings import Leaderboard, ratings_from_dialogues
 from duologue.arena.report import Estimate, report
 from duologue.arena.selfplay import NotSelfPlayFile, PlayConfig, finished_episodes, run_selfplay
@@ -244,7 +244,13 @@ def headline_metrics(task_id: str) -> list[tuple[str, str]] | None:
     """(episode-metric name, column heading) for a task's pairing table, from its spec's metrics;
     None (show every metric) when the spec names none."""
     columns = [(metric.name, metric.label) for metric in task_spec(task_id).metrics]
+    if declares_values(make(task_id)):
+        columns += [(name, label) for name, label in VALUE_COLUMNS if name not in {n for n, _ in columns}]
     return columns or None
+
+
+VALUE_COLUMNS = (("pareto_efficient", "Pareto share"), ("frontier_distance", "distance to frontier"), ("surplus", "surplus"))
+"""Outcome-quality columns added for a task that declares values (`duologue.core.values`)."""
 
 
 def seat_labels(task_id: str) -> dict[str, str]:
@@ -289,8 +295,12 @@ def tournament_report(tournament: Tournament) -> Any:
         f"{tournament.task} tournament",
         subtitle=f"agents: {', '.join(tournament.agents)}; {tournament.episodes} episodes per ordered pairing (both seats, self-pairs included); seed {tournament.seed}",
     )
+    compare = task_spec(tournament.task).compare
+    if compare != "score":
+        report.section("How parties compare").text(f"Games are won by {'surplus over the walk-away value' if compare == 'surplus' else 'score against the mean of the same role'}, as the task's spec says.")
     for board in tournament.leaderboards:
         add_to_report(report, board)
+    _add_outcome_quality(report, tournament)
     first, second = make(tournament.task).party_ids
     labels = seat_labels(tournament.task)
     columns = headline_metrics(tournament.task) or [(name, name) for name in dict.fromkeys(n for r in tournament.pairings for n in r.metrics)]
@@ -304,6 +314,21 @@ def tournament_report(tournament: Tournament) -> Any:
         ],
     )
     return report
+
+
+def _add_outcome_quality(report: Any, tournament: Tournament) -> None:
+    """For a task with values: each agent's outcome quality and the utility-space figure of its deals."""
+    from duologue.evaluation.values import add_to_report, group_figures
+
+    task = make(tournament.task)
+    if not declares_values(task) or not tournament.dialogues:
+        return
+    by_pairing: dict[str, list[Dialogue]] = {}
+    for dialogue in tournament.dialogues:
+        agents = dialogue.meta.get("agents") or {}
+        by_pairing.setdefault(" vs ".join(str(a) for a in agents.values()), []).append(dialogue)
+    groups = [group_figures(task, label, dialogues, seed=tournament.seed) for label, dialogues in by_pairing.items()]
+    add_to_report(report, task, groups, by_pairing)
 
 
 def _interval_text(estimate: Estimate | None) -> str | None:

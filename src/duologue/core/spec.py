@@ -17,6 +17,7 @@ from pydantic import Field, field_validator, model_validator
 from duologue.core.schema import Model
 
 GameKind = Literal["competitive", "cooperative", "rated"]
+Comparison = Literal["score", "surplus", "role"]
 
 
 class Metric(Model):
@@ -48,6 +49,12 @@ class TaskSpec(Model):
     outcome (a pair is rated against the task); `rated`: no score, people's ratings judge it."""
     metrics: list[Metric] = Field(default_factory=list)
     """Headline metrics, most important first (the first ranks agents in tournaments)."""
+    compare: Comparison = "score"
+    """How the two parties of a competitive game compare (ratings, tournaments, reports): `score`,
+    the higher score wins; `surplus`, the larger gain over one's own walk-away value wins (for
+    private walk-away values; needs declared values, `Task.values`); `role`, each score is
+    measured against the mean score of its role over the games compared together (for roles whose
+    scores are on different footings)."""
     score: str | None = None
     """What a party's score means (`points out of 10`); None when the task keeps no score."""
     judge_context: str = ""

@@ -28,6 +28,7 @@ from pydantic import Field
 from duologue.core import actions, moves
 from duologue.core.schema import Dialogue, Event, Model, Outcome, Party, Scenario, Source, SystemNote
 from duologue.core.spec import TaskSpec
+from duologue.core.values import Values, outcome_figures
 
 
 class IllegalAction(ValueError):
@@ -301,7 +302,23 @@ class Task(ABC):
         figures["turns"] = float(sum(1 for e in dialogue.events if e.kind != "system"))
         if type(self).episode_metrics is Task.episode_metrics:
             figures.update(score_metrics(dialogue, outcome))
+        figures.update(self.value_figures(dialogue, outcome))
         return figures
+
+    # ------------------------------------------------------------------ declared values (optional)
+
+    def values(self, scenario: Scenario) -> Values | None:
+        """Each party's value of every outcome of `scenario` and of walking away, and how offers
+        are moves (`duologue.core.values`); None (the default) when the task declares none. From it
+        duologue derives the outcome space, the Pareto frontier, the Nash and Kalai points, each
+        deal's surplus and distance to the frontier, and the classic baseline negotiators.
+        Given a scenario holding only one party's private view, it answers for that party only."""
+        return None
+
+    def value_figures(self, dialogue: Dialogue, outcome: Outcome) -> dict[str, float | None]:
+        """The declared values' per-episode figures (`duologue.core.values.outcome_figures`); none without values."""
+        declared = self.values(dialogue.scenario)
+        return {} if declared is None else outcome_figures(declared, outcome)
 
     def items(self, observation: Observation) -> list[dict[str, Any]]:
         """The rows a party can pick with a Select move (MutualFriends: its friends); none by default."""

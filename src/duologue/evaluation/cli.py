@@ -176,6 +176,7 @@ def _task_command(spec: "TaskSpec") -> click.Command:
     ) -> None:
         from duologue.cli import fail
         from duologue.data.stats import stats_tables
+        from duologue.evaluation.values import add_quality, quality_of, quality_tables
 
         if broken is not None:
             raise fail(broken)
@@ -183,8 +184,9 @@ def _task_command(spec: "TaskSpec") -> click.Command:
         dialogues = _read(corpus, path, skip_invalid)
         grouping = None if by is None else _split_by(by, [])
         analysis = _analyse(corpus, lambda: analyze(dialogues, by=grouping, bootstrap=bootstrap, seed=seed))
-        _emit(analysis, output, lambda: [*stats_tables(analysis.stats), *analysis.tables()])
-        _write_report(lambda: analysis.report(dialogues, source=str(path)), report, figures)
+        quality = quality_of(dialogues, seed=seed)
+        _emit(analysis, output, lambda: [*stats_tables(analysis.stats), *analysis.tables(), *quality_tables(quality)])
+        _write_report(lambda: add_quality(analysis.report(dialogues, source=str(path)), quality), report, figures)
 
     command.__doc__ = summary
     single = typer.Typer(add_completion=False)
@@ -211,11 +213,13 @@ def dialogues_command(
     from duologue.cli import OWN
     from duologue.data.stats import stats_tables
     from duologue.evaluation.analyses import analyze_dialogues, dialogues_report
+    from duologue.evaluation.values import add_quality, quality_of, quality_tables
 
     _check_report(report)
     dialogues = _read(corpus or OWN, path, skip_invalid)
     grouping = _split_by(by, []) if by is not None else None
     analysis = _analyse("dialogues", lambda: analyze_dialogues(dialogues, by=grouping, bootstrap=bootstrap, seed=seed))
+    quality = quality_of(dialogues, seed=seed)
 
     def tables() -> list[Table]:
         found = [*stats_tables(analysis.stats)]
@@ -227,7 +231,7 @@ def dialogues_command(
             found.append(correlation_table("Per party: own ratings and outcome (Spearman)", analysis.party_correlations))
         if analysis.dialogue_correlations:
             found.append(correlation_table("Per dialogue: ratings and outcome (Spearman)", analysis.dialogue_correlations))
-        return found
+        return [*found, *quality_tables(quality)]
 
     _emit(analysis, output, tables)
-    _write_report(lambda: dialogues_report(analysis, dialogues, source=str(path)), report, figures)
+    _write_report(lambda: add_quality(dialogues_report(analysis, dialogues, source=str(path)), quality), report, figures)

@@ -31,7 +31,9 @@ view is the reader's, so corpus scenarios replay and played transcripts write na
 
 Episode metrics: `agreement`, `walk_away`, `turn_limit` (truncated), `points_mturk_agent_1`,
 `points_mturk_agent_2`, `points_first_mover`, `points_second_mover`, `joint_points`,
-`pareto_optimal` (1/0, deals only), `deals_submitted` and `turns`.
+`pareto_optimal` (1/0, deals only), `deals_submitted` and `turns`. The declared values (`values.py`) add the generic
+outcome figures: `pareto_efficient`, `frontier_distance`, `pareto_score`, `nash_distance`, `surplus`
+and `surplus_<party>` (`duologue.core.values`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from typing import Any
 from duologue.core import actions, moves
 from duologue.core.schema import AcceptDeal, Dialogue, Outcome, RejectDeal, Scenario, SubmitDeal, WalkAway
 from duologue.core.spec import Metric, TaskSpec
+from duologue.core.values import Values
 from duologue.core.task import Task
 from duologue.tasks.casino.rules import (
     ISSUES,
@@ -145,7 +148,7 @@ class CasinoTask(Task):
             Metric(name="agreement", label="agreement"),
             Metric(name="points_mturk_agent_1", label="points mturk_agent_1"),
             Metric(name="points_mturk_agent_2", label="points mturk_agent_2"),
-            Metric(name="pareto_optimal", label="Pareto-optimal share"),
+            Metric(name="pareto_efficient", label="Pareto-optimal share"),
             Metric(name="walk_away", label="walk-aways", higher_is_better=False),
         ],
         score="points (at most 36; 5 after a walk-away)",
@@ -285,6 +288,11 @@ class CasinoTask(Task):
             figures["pareto_optimal"] = float(is_pareto_optimal(outcome.deal[a], private[a]["priorities"], private[b]["priorities"]))
         figures["deals_submitted"] = float(sum(1 for e in dialogue.events if isinstance(e, SubmitDeal)))
         return figures
+
+    def values(self, scenario: Scenario) -> Values:
+        from duologue.tasks.casino.values import CasinoValues
+
+        return CasinoValues(self.party_ids, scenario)
 
     # ------------------------------------------------------------------ random play
 

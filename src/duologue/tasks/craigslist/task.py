@@ -33,7 +33,9 @@ buyer's is its negative (+1 at one's own target, 0 at the midpoint). No deal: no
 
 **Episode metrics.** `agreement`, `utility_buyer` and `utility_seller` (deals only), `fairness`
 (`2 - |utility|`, deals only), `price_ratio` (deal price / listing price, deals only), `length`
-(events / 10, CoCoA's length reward) and `turns`.
+(events / 10, CoCoA's length reward) and `turns`. The declared values (`values.py`: a price grid between
+the targets, CoCoA's utility, its -0.5 for no deal) add `pareto_efficient`, `frontier_distance`,
+`surplus` and the other outcome figures of `duologue.core.values`.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from typing import Any, Sequence
 from duologue.core import actions, moves
 from duologue.core.schema import Dialogue, Outcome, Scenario, SystemNote
 from duologue.core.spec import Metric, TaskSpec
+from duologue.core.values import Values
 from duologue.core.task import Task
 from duologue.tasks.craigslist.corpus import _build_outcome, _public, _view
 from duologue.tasks.craigslist.listings import Listing, listings, target_ratios
@@ -303,6 +306,14 @@ class CraigslistTask(Task):
         events = sum(1 for e in dialogue.events if e.kind != "system")
         figures["length"] = length_reward(events)
         return figures
+
+    def values(self, scenario: Scenario) -> Values | None:
+        from duologue.tasks.craigslist.values import CraigslistValues
+
+        try:
+            return CraigslistValues(self.party_ids, scenario, listing_price(scenario))
+        except ScoringError:
+            return None  # a corpus scenario without usable targets has no utility to analyse
 
     # ------------------------------------------------------------------ random play
 

@@ -23,7 +23,9 @@ Scenarios come from the paper's generator (`rules.generate`, seeded by the episo
 `c0 v0 c1 v1 c2 v2` for each side, two lines per scenario), drawn with the episode RNG.
 
 Episode metrics: `agreement`, `points_alice`, `points_bob`, `joint_points`, `pareto_optimal`
-(1/0, agreements only), `turns`.
+(1/0, agreements only), `turns`. The declared values (`values.py`) add the generic
+outcome figures: `pareto_efficient`, `frontier_distance`, `pareto_score`, `nash_distance`, `surplus`
+and `surplus_<party>` (`duologue.core.values`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from pydantic import Field
 from duologue.core import actions, moves
 from duologue.core.schema import Dialogue, EventBase, Outcome, Scenario, SystemNote
 from duologue.core.spec import Metric, TaskSpec
+from duologue.core.values import Values
 from duologue.core.task import Observation, Task
 from duologue.tasks.dealornodeal.rules import ITEMS, TOTAL_VALUE, complement, generate, is_pareto_optimal, split_problems, value
 
@@ -167,7 +170,7 @@ class DealOrNoDealTask(Task):
             Metric(name="agreement", label="agreement"),
             Metric(name="points_alice", label="points alice"),
             Metric(name="points_bob", label="points bob"),
-            Metric(name="pareto_optimal", label="Pareto-optimal share"),
+            Metric(name="pareto_efficient", label="Pareto-optimal share"),
         ],
         score="points out of 10 (0 without agreement)",
         judge_context=(
@@ -264,6 +267,11 @@ class DealOrNoDealTask(Task):
             private = dialogue.scenario.private
             figures["pareto_optimal"] = float(is_pareto_optimal(outcome.deal[a], pool, private[a]["values"], private[b]["values"]))
         return figures
+
+    def values(self, scenario: Scenario) -> Values:
+        from duologue.tasks.dealornodeal.values import DealValues  # its words come from the rule bot, which imports this module
+
+        return DealValues(self.party_ids, scenario)
 
     # ------------------------------------------------------------------ random play
 
