@@ -152,9 +152,16 @@ def test_an_engine_the_stored_events_do_not_rebuild_refuses_moves_with_503(peopl
     def database_gone(*args, **kwargs):
         raise StorageUnavailable("the database is unavailable: test")
 
-    monkeypatch.setattr(storage, "add_events", database_gone)  # a failed store: the engine is rebuilt before its next use
-    assert client.post(f"/api/chat/{token_b}/moves", json={"kind": "say", "text": "lost"}).status_code == 503
-    monkeypatch.setattr(storage, "add_events", real_add)
+    with client.websocket_connect(f"/ws/chat/{token_a}") as ws_a:
+        until(ws_a, state_where(lambda s: True))
+        monkeypatch.setattr(storage, "add_events", database_gone)  # a failed store: the engine is rebuilt before its next use
+        assert client.post(f"/api/chat/{token_b}/moves", json={"kind": "say", "text": "lost"}).status_code == 503
+        monkeypatch.setattr(storage, "add_events", real_add)
+        ws_a.send_json({"type": "move", "action": {"kind": "say", "text": "judged on what?"}, "move_id": "stale"})
+        refused_ws = until(ws_a, lambda f: f.get("type") in ("ack", "error"))
+        assert refused_ws["status"] == 503 and refused_ws["reason"].startswith("this dialogue cannot be brought up to date here")
+        ws_a.send_json({"type": "ping"})
+        assert until(ws_a, lambda f: f.get("type") == "pong")  # the socket stays open: the page may send again
     refused = client.post(f"/api/chat/{token_b}/moves", json={"kind": "say", "text": "judged on what?"})
     assert refused.status_code == 503 and refused.json()["detail"].startswith("this dialogue cannot be brought up to date here")
     assert client.get(f"/api/chat/{token_b}/view").status_code == 503
