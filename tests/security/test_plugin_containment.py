@@ -56,16 +56,19 @@ class UnJSONItems(Marbles):
         return [{"weight": Decimal("1.5")}] if asked else []
 
 
-class Tally(actions.Action):
-    kind: Literal["tally-security"] = "tally-security"
-    n: int
-
-
 class Tallied(EventBase):
     """Stored under another field name than the move's, with no mapping back: it does not replay."""
 
     kind: Literal["tallied-security"] = "tallied-security"
     count: int
+
+
+class Tally(actions.Action):
+    kind: Literal["tally-security"] = "tally-security"
+    n: int
+
+    def to_event(self, party, time):
+        return Tallied(party=party, time=time, count=self.n)
 
 
 class UnreplayableTally(Marbles):
@@ -76,7 +79,6 @@ class UnreplayableTally(Marbles):
         return [*kinds, "tally-security"] if kinds else kinds
 
 
-Tally.to_event = lambda self, party, time: Tallied(party=party, time=time, count=self.n)  # type: ignore[method-assign]
 actions.register_move(Tally, Tallied)
 
 
