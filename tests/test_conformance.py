@@ -8,7 +8,7 @@ from typing import Literal
 import pytest
 
 from duologue.core import actions, moves
-from duologue.core.schema import EventBase
+from duologue.core.schema import EventBase, Message
 from duologue.tasks import TASKS, register, task_ids
 from duologue.tasks.casino.task import CasinoTask
 from duologue.tasks.craigslist.task import CraigslistTask
@@ -238,6 +238,22 @@ class MoodyFeedback(CoinSplit):
 
         self.feedback[party].append(f"mood {random.random()}")
         super()._apply(party, action)
+
+
+class ChattyEnd(CoinSplit):
+    """Says goodbye for a party when the platform ends the dialogue: a stored message no move made."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "chatty-end-v0"})
+
+    def end(self, reason):
+        if not self.done:
+            self.events.append(Message(party=self.party_ids[0], time=self._now(), text="goodbye"))
+        super().end(reason)
+
+
+def test_checker_fails_a_task_whose_dialogues_ended_from_outside_do_not_replay(registered):
+    with pytest.raises(ConformanceError, match=r"ended from outside the rules \(Task.end\) does not replay"):
+        check_task(registered(ChattyEnd), episodes=3)
 
 
 def test_checker_fails_a_task_whose_stored_events_do_not_replay(registered):

@@ -201,25 +201,33 @@ def _check_replay(task: Task, dialogue: Dialogue) -> list[str]:
     return []
 
 
-def _check_stored_replay(task_id: str, options: dict[str, Any], played: Task, dialogue: Dialogue) -> list[str]:
-    """Rebuild the episode as the platform does (a fresh engine with the stored seed, which draws
-    the scenario and first mover again, stepped through the events as stored) and compare it with the engine that played it: the
-    same events, what each party observes, and the outcome. A task whose events do not map back
-    to its moves, or whose state depends on anything but them, would stall a live dialogue."""
-    stored = Dialogue.model_validate_json(dialogue.model_dump_json())
+def _replayed(task_id: str, options: dict[str, Any], stored: Dialogue, events: list[Any]) -> Task:
+    """A fresh engine rebuilt as the platform rebuilds a dialogue: the stored seed draws the
+    scenario and first mover again (self-play drew them), then `events` replay as stored.
+    Raises `ReplayMismatch` when they do not."""
     clock = ReplayClock()
     rebuilt = make(task_id, **{**options, "clock": clock})
     clock.fixed = 0.0  # the start of self-play's virtual clock (the platform fixes the stored start)
     try:
-        rebuilt.reset(seed=stored.meta.get("seed"))  # self-play drew its scenario: the seed draws it again
+        rebuilt.reset(seed=stored.meta.get("seed"))
     finally:
         clock.fixed = None
-    if rebuilt.scenario != stored.scenario:
-        return ["the stored seed does not draw the stored scenario again"]
+    replay(rebuilt, clock, events)
+    return rebuilt
+
+
+def _check_stored_replay(task_id: str, options: dict[str, Any], played: Task, dialogue: Dialogue) -> list[str]:
+    """Rebuild the episode from its events read back as stored and compare it with the engine
+    that played it: the same scenario and events, what each party observes, and the outcome. A
+    task whose events do not map back to its moves, or whose state depends on anything but them,
+    would stall a live dialogue on every other worker."""
+    stored = Dialogue.model_validate_json(dialogue.model_dump_json())
     try:
-        replay(rebuilt, clock, stored.events)
+        rebuilt = _replayed(task_id, options, stored, stored.events)
     except ReplayMismatch as error:
         return [f"the stored events do not replay as the platform rebuilds a dialogue (duologue.core.replay): {error}"]
+    if rebuilt.scenario != stored.scenario:
+        return ["the stored seed does not draw the stored scenario again"]
     if [e.model_dump() for e in rebuilt.events] != [e.model_dump() for e in played.events]:
         return ["replaying the stored events gave other events than were played"]
     for party in played.party_ids:
@@ -227,6 +235,28 @@ def _check_stored_replay(task_id: str, options: dict[str, Any], played: Task, di
             return [f"after replaying the stored events, observe({party!r}) differs from the engine that played them (state kept outside the events?)"]
     if rebuilt.last()[2] != dialogue.outcome:
         return ["replaying the stored events gives another outcome than the episode's"]
+    return _check_ended_replay(task_id, options, stored)
+
+
+def _check_ended_replay(task_id: str, options: dict[str, Any], stored: Dialogue) -> list[str]:
+    """The platform ends dialogues from outside the rules too (a person gone, the idle clock, a
+    restart: `Task.end`), storing a system note; such a dialogue, cut half-way, must replay."""
+    moves_at = [i for i, e in enumerate(stored.events) if e.kind != "system"]
+    if len(moves_at) < 2:
+        return []
+    try:
+        cut = _replayed(task_id, options, stored, stored.events[: moves_at[len(moves_at) // 2]])
+    except ReplayMismatch:
+        return []  # the cut fell inside the events of one move; the whole transcript replayed above
+    if cut.done:
+        return []
+    cut.end("abandoned")
+    try:
+        again = _replayed(task_id, options, stored, cut.events)
+    except ReplayMismatch as error:
+        return [f"a dialogue ended from outside the rules (Task.end) does not replay: {error}"]
+    if [e.model_dump() for e in again.events] != [e.model_dump() for e in cut.events] or again.last()[2] != cut.last()[2]:
+        return ["a dialogue ended from outside the rules (Task.end) replays to other events or another outcome"]
     return []
 
 
