@@ -224,11 +224,11 @@ class LiveDialogue(Presence, Bots, Clocks):
             frame = frame_for(connection)
             if frame is None:
                 continue
-            text = frame_text(frame)
+            text = frame_text(frame) if frame is not UNSHOWABLE else None  # None: the page cannot be shown this state
             try:
                 async with asyncio.timeout(SEND_SECONDS):
-                    await connection.send_text(text if text is not None and frame is not UNSHOWABLE else encode(UNSHOWABLE))
-                if text is None or frame is UNSHOWABLE:
+                    await connection.send_text(text if text is not None else encode(UNSHOWABLE))
+                if text is None:
                     await self.refuse_to_show(occupant, connection)
             except Exception:  # noqa: BLE001  a socket closing while we write (its handler cleans up), or one that stopped reading
                 occupant.connections.discard(connection)
@@ -421,6 +421,7 @@ class LiveDialogue(Presence, Bots, Clocks):
         await self.changed()
         self.wakeup.set()
         return True
+
     def _step(self, party: str, action: actions.Action, sent: Any) -> None:
         """Check and make a person's move on the engine. The task's rules refuse it with
         `IllegalAction` (or `MoveRefused` for its schema); any other error of the task's code marks
