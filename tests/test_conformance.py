@@ -3,11 +3,12 @@ must catch tasks that break the contracts (a checker that passes everything prov
 
 from __future__ import annotations
 
-import pytest
-
 from typing import Literal
 
+import pytest
+
 from duologue.core import actions, moves
+from duologue.core.schema import EventBase, Message
 from duologue.tasks import TASKS, register, task_ids
 from duologue.tasks.casino.task import CasinoTask
 from duologue.tasks.craigslist.task import CraigslistTask
@@ -255,3 +256,112 @@ def test_checker_fails_a_task_whose_front_ends_cannot_reach_a_kind(registered):
         check_task(registered(UnreachableKind), episodes=1)
     for front in ("the RL move menu", "the LLM prompt", "the terminal", "the page form"):
         assert f"'tag-words' cannot be reached from {front}" in str(failed.value)
+
+
+# --------------------------------------------------------------------------- stored events must replay
+
+
+class Bid(actions.Action):
+    """Name a number of coins, for talk only."""
+
+    kind: Literal["bid-conformance"] = "bid-conformance"
+    coins: int
+
+    def to_event(self, party, time):
+        return BidMade(party=party, time=time, amount=self.coins)  # stored under another name
+
+
+class BidMade(EventBase):
+    kind: Literal["bid-made-conformance"] = "bid-made-conformance"
+    amount: int
+
+
+actions.register_move(Bid, BidMade)
+
+
+class RenamedBids(CoinSplit):
+    """Stores its own move under another field name and never says how to read it back: every
+    dialogue with a bid would stall on the platform's other workers."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "renamed-bids-v0"})
+
+    def _legal_kinds(self, party):
+        kinds = super()._legal_kinds(party)
+        return [*kinds, "bid-conformance"] if "offer" in kinds else kinds
+
+    def sample_action(self, party, rng):
+        kind = rng.choice(self._legal_kinds(party))
+        if kind.startswith("bid"):
+            return actions.BY_KIND[kind](coins=rng.randint(0, 10))
+        if kind == "offer":
+            return actions.Offer(price=rng.randint(0, 10))
+        return actions.Say(text="hi") if kind == "say" else actions.BY_KIND[kind]()
+
+
+class BidFromItsEvent(Bid):
+    kind: Literal["bid-mapped-conformance"] = "bid-mapped-conformance"
+
+    def to_event(self, party, time):
+        return MappedBidMade(party=party, time=time, amount=self.coins)
+
+    @classmethod
+    def from_event(cls, event):
+        return cls(coins=event.amount)
+
+
+class MappedBidMade(BidMade):
+    kind: Literal["bid-made-mapped-conformance"] = "bid-made-mapped-conformance"
+
+
+actions.register_move(BidFromItsEvent, MappedBidMade)
+
+
+class MappedBids(RenamedBids):
+    """The same, with the task's own mapping from the stored event back to the move."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "mapped-bids-v0"})
+
+    def _legal_kinds(self, party):
+        return [k.replace("bid-conformance", "bid-mapped-conformance") for k in super()._legal_kinds(party)]
+
+
+class MoodyFeedback(CoinSplit):
+    """Tells a party something drawn from the process's global RNG: a rebuilt engine shows another thing."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "moody-feedback-v0"})
+
+    def _apply(self, party, action):
+        import random
+
+        self.feedback[party].append(f"mood {random.random()}")
+        super()._apply(party, action)
+
+
+class ChattyEnd(CoinSplit):
+    """Says goodbye for a party when the platform ends the dialogue: a stored message no move made."""
+
+    spec = CoinSplit.spec.model_copy(update={"id": "chatty-end-v0"})
+
+    def end(self, reason):
+        if not self.done:
+            self.events.append(Message(party=self.party_ids[0], time=self._now(), text="goodbye"))
+        super().end(reason)
+
+
+def test_checker_fails_a_task_whose_dialogues_ended_from_outside_do_not_replay(registered):
+    with pytest.raises(ConformanceError, match=r"ended from outside the rules \(Task.end\) does not replay"):
+        check_task(registered(ChattyEnd), episodes=3)
+
+
+def test_checker_fails_a_task_whose_stored_events_do_not_replay(registered):
+    with pytest.raises(ConformanceError, match="stored events do not replay .*bid-made-conformance.*does not map back"):
+        check_task(registered(RenamedBids), episodes=3)
+
+
+def test_checker_fails_a_task_whose_rebuilt_engine_shows_another_state(registered):
+    with pytest.raises(ConformanceError, match="after replaying the stored events, observe"):
+        check_task(registered(MoodyFeedback), episodes=2)
+
+
+def test_a_task_s_own_mapping_from_event_to_move_replays(registered):
+    check_task(registered(MappedBids), episodes=3)

@@ -19,13 +19,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from duologue.arena.specs import AGENT_LIST_COMMAND, AGENTS_FORMS, parse_task_options, split_agent_specs
 from duologue.core.schema import dialogue_json_schema
 from duologue.data.formats import Problem
 from duologue.llm.settings import LLMConfigError, LLMError
 from duologue.data.io import NATIVE_SUFFIXES, CorpusPathError, CorpusReadError, dump_dialogue, ReadResult, list_files, read_corpus, read_dialogues, to_hf_dataset, validate_corpus, write_dialogues, write_native
-from duologue.tasks import ANNOTATORS, CORPUS_FORMATS, UnknownNameError, corpus_format
+from duologue.tasks import ANNOTATORS, CORPUS_FORMATS, LoadError, UnknownNameError, corpus_format, corpus_names
 
 ANNOTATOR_NAMES = ", ".join(ANNOTATORS)
 
@@ -169,9 +170,13 @@ def corpora() -> None:
     table = Table(title="corpus formats")
     for column in ("name", "task", "layout", "description"):
         table.add_column(column)
-    for name in CORPUS_FORMATS:
-        fmt = corpus_format(name)
-        table.add_row(name, fmt.task, fmt.layout, fmt.description)
+    for name in corpus_names():  # plug-ins loaded first, and a copy: loading one may add formats
+        try:
+            fmt = corpus_format(name)
+        except LoadError as error:  # a broken plug-in is listed with its error, as `duologue tasks` does
+            table.add_row(Text(name), Text(f"cannot be loaded: {error}", style="red"), "", "")
+            continue
+        table.add_row(*(Text(cell) for cell in (name, fmt.task, fmt.layout, fmt.description)))
     table.add_row(OWN, "any", "jsonl / parquet", "duologue's own schema (`duologue schema`)")
     console.print(table)
 
@@ -289,8 +294,6 @@ def export_hf(
 @app.command("tasks")
 def list_tasks() -> None:
     """List the registered tasks and the agents each can use."""
-    from rich.text import Text
-
     from duologue.agents import agent_kinds
     from duologue.tasks import make, spec as spec_of, task_ids
 

@@ -8,8 +8,9 @@ and nothing a party is shown may change); random legal play always ends, and eac
 is one the action schema admits; every move sampled from `action_schema` is valid JSON
 Schema-wise, reads through `parse_action`, the terminal parser and the platform's move reader, and
 is accepted by the task; the outcome agrees with the events; illegal moves are refused and
-counted; every transcript survives the task's corpus writer; each of `closing_moves` is a legal
-move that the task judges an agreement. Problems are reported as `ConformanceError` lines, never
+counted; every transcript survives the task's corpus writer; every transcript, read back as it
+is stored, replays through the platform's replay (`duologue.core.replay`) to the same events,
+observations and outcome; each of `closing_moves` is a legal move that the task judges an agreement. Problems are reported as `ConformanceError` lines, never
 as a raw trace of the task's code.
 """
 
@@ -24,6 +25,7 @@ from typing import Any, Callable
 from duologue.core import actions, moves
 from duologue.core.agent import RandomAgent
 from duologue.core.episode import play_episode
+from duologue.core.replay import ReplayClock, ReplayMismatch, replay
 from duologue.core.schema import Dialogue, Message
 from duologue.core.task import IllegalAction, Task
 from duologue.data.compare import record_differences
@@ -115,6 +117,7 @@ def _check_episode(task_id: str, seed: int, options: dict[str, Any]) -> list[str
     failures += _check_outcome(make(task_id, **options), first)
     failures += _check_corpus_round_trip(task, first)
     failures += _check_replay(make(task_id, **options), first)
+    failures += _guarded("the replay check", lambda: _check_stored_replay(task_id, options, task, first))
     return failures
 
 
@@ -198,6 +201,65 @@ def _check_replay(task: Task, dialogue: Dialogue) -> list[str]:
     task.reset(seed=12345, scenario=dialogue)
     if task.scenario != dialogue.scenario:
         return ["reset(scenario=dialogue) did not replay the dialogue's scenario"]
+    return []
+
+
+def _replayed(task_id: str, options: dict[str, Any], stored: Dialogue, events: list[Any]) -> Task:
+    """A fresh engine rebuilt as the platform rebuilds a dialogue: the stored seed draws the
+    scenario and first mover again (self-play drew them), then `events` replay as stored.
+    Raises `ReplayMismatch` when they do not."""
+    clock = ReplayClock()
+    rebuilt = make(task_id, **{**options, "clock": clock})
+    clock.fixed = 0.0  # the start of self-play's virtual clock (the platform fixes the stored start)
+    try:
+        rebuilt.reset(seed=stored.meta.get("seed"))
+    finally:
+        clock.fixed = None
+    replay(rebuilt, clock, events)
+    return rebuilt
+
+
+def _check_stored_replay(task_id: str, options: dict[str, Any], played: Task, dialogue: Dialogue) -> list[str]:
+    """Rebuild the episode from its events read back as stored and compare it with the engine
+    that played it: the same scenario and events, what each party observes, and the outcome. A
+    task whose events do not map back to its moves, or whose state depends on anything but them,
+    would stall a live dialogue on every other worker."""
+    stored = Dialogue.model_validate_json(dialogue.model_dump_json())
+    try:
+        rebuilt = _replayed(task_id, options, stored, stored.events)
+    except ReplayMismatch as error:
+        return [f"the stored events do not replay as the platform rebuilds a dialogue (duologue.core.replay): {error}"]
+    if rebuilt.scenario != stored.scenario:
+        return ["the stored seed does not draw the stored scenario again"]
+    if [e.model_dump() for e in rebuilt.events] != [e.model_dump() for e in played.events]:
+        return ["replaying the stored events gave other events than were played"]
+    for party in played.party_ids:
+        if rebuilt.observe(party).model_dump(exclude={"seconds_left"}) != played.observe(party).model_dump(exclude={"seconds_left"}):
+            return [f"after replaying the stored events, observe({party!r}) differs from the engine that played them (state kept outside the events?)"]
+    if rebuilt.last()[2] != dialogue.outcome:
+        return ["replaying the stored events gives another outcome than the episode's"]
+    return _check_ended_replay(task_id, options, stored)
+
+
+def _check_ended_replay(task_id: str, options: dict[str, Any], stored: Dialogue) -> list[str]:
+    """The platform ends dialogues from outside the rules too (a person gone, the idle clock, a
+    restart: `Task.end`), storing a system note; such a dialogue, cut half-way, must replay."""
+    moves_at = [i for i, e in enumerate(stored.events) if e.kind != "system"]
+    if len(moves_at) < 2:
+        return []
+    try:
+        cut = _replayed(task_id, options, stored, stored.events[: moves_at[len(moves_at) // 2]])
+    except ReplayMismatch:
+        return []  # the cut fell inside the events of one move; the whole transcript replayed above
+    if cut.done:
+        return []
+    cut.end("abandoned")
+    try:
+        again = _replayed(task_id, options, stored, cut.events)
+    except ReplayMismatch as error:
+        return [f"a dialogue ended from outside the rules (Task.end) does not replay: {error}"]
+    if [e.model_dump() for e in again.events] != [e.model_dump() for e in cut.events] or again.last()[2] != cut.last()[2]:
+        return ["a dialogue ended from outside the rules (Task.end) replays to other events or another outcome"]
     return []
 
 

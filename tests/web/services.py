@@ -27,6 +27,9 @@ import pytest
 
 ADMIN = "test-admin-token"
 
+BUILT_IN_TASKS = ("mutualfriends-v0", "craigslist-v0", "casino-v0", "openchat-ed-v0", "openchat-wow-v0", "dealornodeal-v0")
+"""Every task duologue ships (`tests/web/test_multiworker.py` checks the list is whole)."""
+
 STUDIES_YAML = """
 studies:
   - id: casino-people
@@ -36,8 +39,13 @@ studies:
   - id: casino-bot
     task: casino-v0
     partners: [{kind: bot}]
-"""
-"""The studies every test server runs: people only (pairing across workers), and a bot (takeover)."""
+""" + "".join(f"""  - id: people-{task}
+    task: {task}
+    turn_taking: alternate
+    partners: [{{kind: human}}]
+""" for task in BUILT_IN_TASKS)
+"""The studies every test server runs: people only (pairing across workers), a bot (takeover), and
+people only for each built-in task (`people-<task id>`)."""
 
 
 def free_port() -> int:

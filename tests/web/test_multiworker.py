@@ -1,9 +1,11 @@
 """Several server processes as one platform: PostgreSQL shared, Redis between them.
 
 Two people who join the lobby on different processes are paired with each other, each talks to
-their own process, and they finish a CaSiNo deal: every event is stored once and both saw the same
-transcript. Also `duologue serve --workers 2` (uvicorn's worker processes behind one port), and
-the refusal of several workers on SQLite or without Redis.
+their own process, and they finish a dialogue of every built-in task (a CaSiNo deal, a
+CraigslistBargain offer and accept, ...): every event is stored once and both saw the same
+transcript. A CraigslistBargain dialogue with an offer on the table is finished by the other
+process after its own process dies. Also `duologue serve --workers 2` (uvicorn's worker processes
+behind one port), and the refusal of several workers on SQLite or without Redis.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import httpx
 from typer.testing import CliRunner
 
 from duologue import cli
+from duologue.tasks import TASKS
 from duologue.web.storage import Storage
-from web.services import chat, latest_state, lobby, mover, redis_server, seat_token, servers, shared_postgres  # noqa: F401 (fixtures)
+from web.services import BUILT_IN_TASKS, chat, latest_state, lobby, mover, redis_server, seat_token, servers, shared_postgres  # noqa: F401 (fixtures)
 from web.webtest_helpers import next_move
 
 
@@ -29,27 +32,29 @@ def until_reply(ws, move_id: str, seen: list) -> dict:
             return frame
 
 
-def play_to_a_deal(sockets: dict, seen: dict[str, list], limit: int = 40, states: dict | None = None) -> dict[str, dict]:
+def play_to_a_deal(sockets: dict, seen: dict[str, list], limit: int = 40, states: dict | None = None, stop=None, said: dict | None = None) -> dict[str, dict]:
     """Both people play with `next_move` (each move with a fresh move id) until the dialogue ends.
 
-    states: each person's current state when already read (else the next state frame is read)."""
+    states: each person's current state when already read (else the next state frame is read).
+    stop: end earlier, as soon as `stop(states)` holds. said: each person's count of moves so far
+    (kept across calls)."""
     states = states or {name: latest_state(ws, seen=seen[name]) for name, ws in sockets.items()}
-    said = {name: 0 for name in sockets}
+    said = said if said is not None else {name: 0 for name in sockets}
     for _ in range(limit):
-        if all(s["done"] for s in states.values()):
+        if all(s["done"] for s in states.values()) or (stop is not None and stop(states)):
             return states
         name = mover(states)
         assert name is not None, states
         count = len(states[name]["events"])
         move = {"type": "move", "action": next_move(states[name], said[name]), "move_id": uuid.uuid4().hex}
         mark = len(seen[name])
-        for _ in range(10):  # like the page: a move refused with 503 is sent again (same id)
+        for _ in range(20):  # like the page: a move refused with 503 (or 429: too fast) is sent again (same id)
             sockets[name].send_json(move)
             reply = until_reply(sockets[name], move["move_id"], seen[name])
             if reply["type"] == "ack":
                 break
-            assert reply["status"] == 503, reply
-            time.sleep(0.5)
+            assert reply["status"] in (503, 429), reply
+            time.sleep(reply.get("retry_after", 0.5))  # the wait the server asks for
         said[name] += 1
         shown = [f for f in seen[name][mark:] if f.get("type") == "state" and len(f["events"]) > count]
         states = {n: shown[-1] if n == name and shown else latest_state(ws, count, seen=seen[n]) for n, ws in sockets.items()}
@@ -64,28 +69,61 @@ def stored_dialogue(server, dialogue_id: str):
         storage.close()
 
 
-def test_two_people_on_different_processes_are_paired_and_finish_a_casino_deal(servers):
+DEALS = {"casino-v0": ("submit-deal", "accept-deal"), "craigslist-v0": ("offer", "accept")}
+"""Tasks whose people, played by `next_move`, close a deal: the proposal and the answer both kinds
+must replay on the other process (a CraigslistBargain offer once stalled there for good)."""
+
+
+def test_the_several_worker_studies_cover_every_built_in_task():
+    assert set(BUILT_IN_TASKS) == {task_id for task_id, target in TASKS.items() if isinstance(target, str) and target.startswith("duologue.tasks.")}
+
+
+def test_two_people_on_different_processes_finish_a_dialogue_of_every_built_in_task(servers):
+    """One pair of servers for all tasks (starting them is the cost); each task's dialogue runs
+    between a person on each process, so every event kind the task stores replays on the other."""
     first, second = servers(2)
-    waiting_a = lobby(first, "casino-people", "alice")
-    waiting_b = lobby(second, "casino-people", "bob")
-    token_a, token_b = seat_token(waiting_a), seat_token(waiting_b)
-    seen = {"alice": [], "bob": []}
-    with chat(first, token_a) as ws_a, chat(second, token_b) as ws_b:
-        final = play_to_a_deal({"alice": ws_a, "bob": ws_b}, seen)
-    assert final["alice"]["dialogue"] == final["bob"]["dialogue"]
-    assert final["alice"]["party"] != final["bob"]["party"]
-    assert final["alice"]["outcome"]["agreed"] and final["bob"]["outcome"]["agreed"]
-    stored, info = stored_dialogue(first, final["alice"]["dialogue"])
+    for task_id in BUILT_IN_TASKS:
+        study, a, b = f"people-{task_id}", f"{task_id}-alice", f"{task_id}-bob"
+        waiting_a, waiting_b = lobby(first, study, a), lobby(second, study, b)
+        token_a, token_b = seat_token(waiting_a), seat_token(waiting_b)
+        seen: dict[str, list] = {a: [], b: []}
+        with chat(first, token_a) as ws_a, chat(second, token_b) as ws_b:
+            final = play_to_a_deal({a: ws_a, b: ws_b}, seen, limit=80)
+        assert final[a]["dialogue"] == final[b]["dialogue"] and final[a]["party"] != final[b]["party"], task_id
+        stored, info = stored_dialogue(first, final[a]["dialogue"])
+        assert info.status == "finished" and stored.outcome is not None, task_id
+        stored_events = [e.model_dump(mode="json") for e in stored.events]
+        for name in (a, b):
+            assert [{k: v for k, v in e.items() if k != "own"} for e in final[name]["events"]] == stored_events, (task_id, name)
+        kinds = [e["kind"] for e in stored_events]
+        if task_id in DEALS:
+            assert all(kind in kinds for kind in DEALS[task_id]), (task_id, kinds)
+            assert stored.outcome.agreed and final[a]["outcome"]["agreed"] and final[b]["outcome"]["agreed"], task_id
+        for server in (first, second):  # the same page works on either process
+            view = httpx.get(f"{server.base}/api/chat/{token_a}/view", timeout=10).json()
+            assert view["done"] and len(view["events"]) == len(stored_events), task_id
+
+
+def test_a_craigslist_dialogue_with_an_offer_is_finished_by_the_other_process_after_its_own_dies(servers):
+    owner, other = servers(2)
+    study = "people-craigslist-v0"
+    waiting_a, waiting_b = lobby(owner, study, "kim"), lobby(owner, study, "lou")
+    token_a, token_b = seat_token(waiting_a), seat_token(waiting_b)  # paired (and owned) by `owner`
+    seen: dict[str, list] = {"kim": [], "lou": []}
+    said = {"kim": 0, "lou": 0}
+    with chat(owner, token_a) as ws_a, chat(owner, token_b) as ws_b:
+        offered = play_to_a_deal({"kim": ws_a, "lou": ws_b}, seen, said=said, stop=lambda states: any(e["kind"] == "offer" for s in states.values() for e in s["events"]))
+    assert not any(s["done"] for s in offered.values())
+    owner.kill()  # kill -9 with the offer stored and not yet answered
+    with chat(other, token_a) as ws_a, chat(other, token_b) as ws_b:  # the pages reconnect to the surviving process
+        final = play_to_a_deal({"kim": ws_a, "lou": ws_b}, seen, said=said)
+    stored, info = stored_dialogue(other, final["kim"]["dialogue"])
     assert info.status == "finished" and stored.outcome is not None and stored.outcome.agreed
+    kinds = [e.kind for e in stored.events]
+    assert kinds.count("offer") == 1 and kinds[-1] == "accept"
     stored_events = [e.model_dump(mode="json") for e in stored.events]
-    for name in ("alice", "bob"):
+    for name in ("kim", "lou"):
         assert [{k: v for k, v in e.items() if k != "own"} for e in final[name]["events"]] == stored_events
-    kinds = [e["kind"] for e in stored_events]
-    assert "submit-deal" in kinds and "accept-deal" in kinds
-    # the same page works on either process
-    for server in (first, second):
-        view = httpx.get(f"{server.base}/api/chat/{token_a}/view", timeout=10).json()
-        assert view["done"] and len(view["events"]) == len(stored_events)
 
 
 def test_serve_with_two_workers_pairs_two_people_behind_one_port(servers):

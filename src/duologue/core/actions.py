@@ -34,6 +34,17 @@ class Action(Model):
         fields = self.model_dump(exclude={"kind"})
         return EVENT_OF[self.kind](party=party, time=time, **fields)
 
+    @classmethod
+    def from_event(cls, event: schema.EventBase) -> "Action":
+        """The move that made `event` (the inverse of `to_event`), so a stored dialogue replays.
+
+        By default the event's fields that this move declares; the rest (a corpus's own extras,
+        such as CraigslistBargain's `sides` on an offer) belong to the record, not the move. A task
+        whose `to_event` renames or derives fields overrides this with its own mapping.
+        """
+        fields = event.model_dump(exclude={"kind", "party", "time", "extra"})
+        return cls.model_validate({name: value for name, value in fields.items() if name in cls.model_fields} | {"kind": cls.model_fields["kind"].default})
+
 
 class Say(Action):
     kind: Literal["say"] = "say"
@@ -206,6 +217,4 @@ def action_of_event(event: schema.EventBase) -> Action | None:
     kind = KIND_OF_EVENT.get(event.kind)  # type: ignore[attr-defined]
     if kind is None:
         return None
-    cls = BY_KIND[kind]
-    fields = event.model_dump(exclude={"kind", "party", "time", "extra"})
-    return cls.model_validate({k: v for k, v in fields.items() if k in cls.model_fields} | {"kind": kind})
+    return BY_KIND[kind].from_event(event)

@@ -164,7 +164,7 @@ def _registered(registry: dict[str, Any], name: str, what: str) -> Any:
         raise did_you_mean(name, list(registry), what) from None
     try:
         return load_class(target)
-    except (ImportError, AttributeError, ValueError, TypeError) as error:  # the plug-in's own code failed to load
+    except (Exception, SystemExit) as error:  # noqa: BLE001  the plug-in's own code failed to load (an import that raises anything, or exits)
         raise LoadError(f"{what} {name} ({target}) cannot be loaded: {type(error).__name__}: {error}") from None
 
 
@@ -291,7 +291,7 @@ def _import_every_task() -> None:
     for task_id, target in list(TASKS.items()):
         try:
             load_class(target)
-        except Exception as error:  # noqa: BLE001 - one broken plug-in must not stop reading dialogues
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - one broken plug-in must not stop reading dialogues
             log.warning("task %s (%s) could not be imported: %s", task_id, target, error)
 
 

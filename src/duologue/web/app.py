@@ -8,6 +8,7 @@ With `--workers N`, uvicorn imports `create_app_from_env` in each worker process
 
 from __future__ import annotations
 
+import logging
 import re
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from duologue.web.cluster import ClusterUnavailable
 from duologue.web.limits import LimitsMiddleware, MoveLimit, RateLimiter
 from duologue.web.hub import LiveHub
 from duologue.web.matchmaker import Matchmaker
+from duologue.web.replay import ReplayMismatch
 from duologue.web.settings import Settings
 from duologue.web.collector import Collector
 from duologue.web.storage import Storage, StorageUnavailable
@@ -32,6 +34,7 @@ from duologue.web.study import Study, default_studies, load_studies
 if TYPE_CHECKING:
     from duologue.web.warmup import BotWarmer
 
+log = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 
@@ -224,6 +227,15 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
         if request.url.path.startswith(("/api", "/admin/api")) or "application/json" in request.headers.get("accept", "") or request.method != "GET":
             return JSONResponse({"detail": error.detail}, status_code=error.status_code, headers=getattr(error, "headers", None))
         return templates.TemplateResponse(request, "error.html", {"status": error.status_code, "detail": error.detail}, status_code=error.status_code)
+
+    @app.exception_handler(ReplayMismatch)
+    async def not_rebuilt(request: Request, error: Exception):
+        """This worker cannot rebuild a dialogue from its stored events: 503 (another worker, or a
+        fixed task, may), never a stack trace nor a view of a stale engine."""
+        from fastapi.responses import JSONResponse
+
+        log.error("%s %s refused: the stored events do not replay: %s", request.method, request.url.path, error)
+        return JSONResponse({"detail": "this dialogue cannot be brought up to date here; please try again in a moment"}, status_code=503, headers={"Retry-After": "5"})
 
     @app.exception_handler(StorageUnavailable)
     @app.exception_handler(ClusterUnavailable)

@@ -19,10 +19,13 @@ The client applies a delta only when its `seq` follows the last one it applied; 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+
+log = logging.getLogger(__name__)
 
 EVENTS = "events"
 
@@ -113,6 +116,23 @@ def apply(state: dict[str, Any], frame: dict[str, Any]) -> dict[str, Any]:
 
 
 _MISSING = object()
+
+
+UNSHOWABLE = {"type": "error", "status": 500, "reason": "this dialogue cannot be shown: the task's view of it is not valid (the organisers can see why in the log)"}
+"""Sent instead of a view that the task's code failed to build or that JSON cannot hold."""
+UNSHOWABLE_CLOSE = 4500
+"""The close code after `UNSHOWABLE`: the page shows the reason and does not reconnect into the same error."""
+UNSHOWABLE_REASON = "This dialogue cannot be shown (an error in the task); please tell the study's organisers."
+"""The close frame's reason (at most 123 bytes), which the page shows."""
+
+
+def frame_text(frame: dict[str, Any]) -> str | None:
+    """`encode(frame)`, or None (logged) when the task put something in it that JSON cannot hold."""
+    try:
+        return encode(frame)
+    except (TypeError, ValueError):
+        log.exception("a %s frame cannot be written as JSON", frame.get("type"))
+        return None
 
 
 def encode(frame: dict[str, Any]) -> str:

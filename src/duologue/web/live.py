@@ -16,6 +16,12 @@ whose events could not be stored is undone (the engine is rebuilt, nothing half-
 and, with several worker processes (`duologue.web.cluster`), how every worker keeps its replica
 up to date and how a worker takes over the dialogues of one that died. A move may carry a
 `move_id`; a move id seen before is acknowledged and not applied again (exactly once on retries).
+
+A task's code is not trusted to be free of bugs (plug-ins are anyone's code): an error it raises
+during a person's move refuses the move and rebuilds the engine from storage, so nobody is shown
+an event that was not stored; a replica whose stored events will not replay refuses moves (503)
+rather than judging them on a stale engine; a view that cannot be written as JSON closes the page
+with a clean error instead of a reconnect loop.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from duologue.web.cluster import ClusterUnavailable
 from duologue.web.clocks import Clocks
 from duologue.web.payments import set_aside
 from duologue.web.presence import Occupant, Presence
-from duologue.web.deltas import encode
+from duologue.web.deltas import UNSHOWABLE, encode, frame_text
 from duologue.web.replay import ReplayClock, ReplayMismatch, replay
 from duologue.web.storage import EventConflict, StorageUnavailable
 from duologue.web.study import Study
@@ -48,6 +54,16 @@ log = logging.getLogger(__name__)
 
 UNAVAILABLE = (StorageUnavailable, ClusterUnavailable)
 """Errors of the shared services: the move is refused with 503 and may be sent again."""
+
+NOT_REBUILT = "this dialogue cannot be brought up to date here; your move was not made, please send it again"
+"""Why a move is refused (503) on an engine that the stored events do not rebuild (`ReplayMismatch`)."""
+
+TASK_FAILED = "this move could not be made: the task failed on it (the organisers can see why in the log); nothing changed"
+"""Why a move is refused when the task's own code raised on it."""
+
+
+class TaskFailed(RuntimeError):
+    """The task's own code raised while a move was made (not a refusal by its rules)."""
 
 
 class MoveRefused(ValueError):
@@ -208,9 +224,12 @@ class LiveDialogue(Presence, Bots, Clocks):
             frame = frame_for(connection)
             if frame is None:
                 continue
+            text = frame_text(frame) if frame is not UNSHOWABLE else None  # None: the page cannot be shown this state
             try:
                 async with asyncio.timeout(SEND_SECONDS):
-                    await connection.send_text(encode(frame))
+                    await connection.send_text(text if text is not None else encode(UNSHOWABLE))
+                if text is None:
+                    await self.refuse_to_show(occupant, connection)
             except Exception:  # noqa: BLE001  a socket closing while we write (its handler cleans up), or one that stopped reading
                 occupant.connections.discard(connection)
                 occupant.frames.forget(connection)
@@ -227,6 +246,19 @@ class LiveDialogue(Presence, Bots, Clocks):
         if message.get("type") != "typing" or occupant.elsewhere or not occupant.connections:
             await self.hub.relay(self.id, party, message)
 
+    def safe_view(self, party: str) -> dict[str, Any] | None:
+        """`view(party)`, or None (logged) when the task's code fails to build it."""
+        try:
+            return self.view(party)
+        except Exception:  # noqa: BLE001  a task's bug must not take the dialogue's other pages down
+            log.exception("the view of %s in %s failed", party, self.id)
+            return None
+
+    async def safe_view_now(self, party: str) -> dict[str, Any] | None:
+        """`view_now(party)`, or None (logged) when the task's code fails to build it."""
+        async with self.lock:
+            return self.safe_view(party)
+
     async def view_now(self, party: str) -> dict[str, Any]:
         """`view(party)` of a stored state: taken under the lock, so never of a move whose events
         are still being stored (and could yet be undone)."""
@@ -241,10 +273,10 @@ class LiveDialogue(Presence, Bots, Clocks):
         already took would move again."""
         async with self.sending:
             async with self.lock:  # the views of one stored state (see `view_now`)
-                views = {o.seat.party: self.view(o.seat.party) for o in self.occupants.values() if o.seat.kind == "human" and o.connections}
+                views = {o.seat.party: self.safe_view(o.seat.party) for o in self.occupants.values() if o.seat.kind == "human" and o.connections}
             for party, view in views.items():
                 occupant = self.occupants[party]
-                await self._deliver(occupant, functools.partial(occupant.frames.frame, view=view))
+                await self._deliver(occupant, functools.partial(occupant.frames.frame, view=view) if view is not None else lambda _connection: UNSHOWABLE)
 
     async def changed(self) -> None:
         """After a change: new views here, and a word to the other workers to show theirs.
@@ -361,14 +393,15 @@ class LiveDialogue(Presence, Bots, Clocks):
         try:
             async with self.changing():
                 for attempt in range(2):
-                    if sent is not None:
-                        self.check_schema(party, action, sent)
                     try:
-                        self.task.step(action, party)
+                        self._step(party, action, sent)
                     except IllegalAction as error:
                         if move_id is not None and await self._move_seen(move_id):
                             return False
                         raise MoveRefused(error.reason, status=409) from None
+                    except TaskFailed:
+                        await self.sync()  # rebuilt from storage now: nothing half-applied is ever shown
+                        raise MoveRefused(TASK_FAILED, status=500) from None
                     self.last_move = time.time()
                     try:
                         await self.commit(move_id)
@@ -382,9 +415,28 @@ class LiveDialogue(Presence, Bots, Clocks):
         except UNAVAILABLE as error:
             log.warning("move in %s refused: %s", self.id, error)
             raise MoveRefused("the platform is briefly unavailable; your move was not made, please send it again", status=503) from None
+        except ReplayMismatch as error:  # never judged on an engine the stored events do not rebuild
+            log.error("move in %s refused: the stored events do not replay: %s", self.id, error)
+            raise MoveRefused(NOT_REBUILT, status=503) from None
         await self.changed()
         self.wakeup.set()
         return True
+
+    def _step(self, party: str, action: actions.Action, sent: Any) -> None:
+        """Check and make a person's move on the engine. The task's rules refuse it with
+        `IllegalAction` (or `MoveRefused` for its schema); any other error of the task's code marks
+        the engine dirty (it may hold half-applied events) and is a `TaskFailed`."""
+        try:
+            if sent is not None:
+                self.check_schema(party, action, sent)
+            self.task.step(action, party)
+        except (IllegalAction, MoveRefused):
+            raise
+        except Exception as error:  # noqa: BLE001  a plug-in's bug: contained, logged, and the move refused
+            log.exception("the task of %s failed on a move by %s", self.id, party)
+            self.dirty = True
+            raise TaskFailed(str(error)) from error
+
     # ------------------------------------------------------------------ the runner
 
     async def run(self) -> None:
@@ -414,6 +466,9 @@ class LiveDialogue(Presence, Bots, Clocks):
                 except UNAVAILABLE as error:  # wait for the database / Redis; nothing is lost
                     log.warning("dialogue %s waits: %s", self.id, error)
                     await asyncio.sleep(1.0)
+                except ReplayMismatch as error:  # nothing is judged on a stale engine; people are refused with 503
+                    log.error("dialogue %s waits: its stored events do not replay: %s", self.id, error)
+                    await asyncio.sleep(5.0)
                 except EventConflict:  # another worker wrote first: rebuild from storage and go on
                     await asyncio.sleep(0.05)
             await self.changed()

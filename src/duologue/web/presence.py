@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from duologue.core.agent import Agent
 from duologue.web.cluster import ClusterUnavailable
-from duologue.web.deltas import FrameLog, encode
+from duologue.web.deltas import UNSHOWABLE, UNSHOWABLE_CLOSE, UNSHOWABLE_REASON, FrameLog, encode, frame_text
 from duologue.web.storage import Seat
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ class LiveParts:
 
         def view(self, party: str) -> dict[str, Any]: ...
         async def view_now(self, party: str) -> dict[str, Any]: ...
+        async def safe_view_now(self, party: str) -> dict[str, Any] | None: ...
         async def send_everywhere(self, party: str, message: dict[str, Any]) -> None: ...
         async def changed(self) -> None: ...
         def changing(self) -> AbstractAsyncContextManager[None]: ...
@@ -95,8 +96,22 @@ class Presence(LiveParts):
     async def resend(self, party: str, connection: Connection) -> None:
         """The whole view again to one connection (it asked for a resync, or may have missed a frame)."""
         async with self.sending:  # in order with broadcasts (see `LiveDialogue.broadcast`)
-            view = await self.view_now(party)
-            await connection.send_text(encode(self.occupants[party].frames.full(connection, view)))
+            view = await self.safe_view_now(party)
+            text = frame_text(self.occupants[party].frames.full(connection, view)) if view is not None else None
+            if text is None:
+                await connection.send_text(encode(UNSHOWABLE))
+                await self.refuse_to_show(self.occupants[party], connection)
+                return
+            await connection.send_text(text)
+
+    async def refuse_to_show(self, occupant: Occupant, connection: Any) -> None:
+        """Close a page that was just sent `UNSHOWABLE`, with the code that stops it reconnecting
+        into the same error (the task's bug is in the log)."""
+        occupant.connections.discard(connection)
+        occupant.frames.forget(connection)
+        close = getattr(connection, "close", None)
+        if close is not None:
+            await close(code=UNSHOWABLE_CLOSE, reason=UNSHOWABLE_REASON)
 
     async def disconnect(self, party: str, connection: Connection) -> None:
         occupant = self.occupants[party]

@@ -31,6 +31,7 @@ from duologue.web.frames import invalid_text
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.limits import RateLimited, limit_moves
 from duologue.web.live import MoveRefused, safe_outcome
+from duologue.web.replay import ReplayMismatch
 from duologue.web.storage import Seat, StorageUnavailable
 from duologue.web.widgets import page_info, task_spec_of
 
@@ -178,7 +179,7 @@ async def chat_socket(websocket: WebSocket, token: str):
     try:
         seat, allowed = await state.storage.run(seat_for_socket, state, token, identity.session_of(websocket))
         live = await state.hub.open(seat.dialogue_id) if seat is not None and seat.kind == "human" and allowed else None
-    except (StorageUnavailable, ClusterUnavailable):
+    except (StorageUnavailable, ClusterUnavailable, ReplayMismatch):  # a replica the stored events do not rebuild waits too
         await websocket.send_json({"type": "error", "status": 503, "reason": "the platform is briefly unavailable; reconnecting"})
         await websocket.close(code=1013)
         return
