@@ -227,7 +227,7 @@ def test_a_huge_or_endless_body_is_cut_at_the_limit_with_memory_bounded(endpoint
         tracemalloc.stop()
     message = str(refused.value)
     assert endpoint in message and f"{LIMIT:,} bytes" in message and "DUOLOGUE_LLM_MAX_REPLY_BYTES" in message, message
-    assert peak < 16 * LIMIT, f"peak {peak:,} bytes"
+    assert peak < 4 * LIMIT, f"peak {peak:,} bytes"  # a compressed bomb is inflated a bounded piece at a time
     assert Fake.sent < HUGE / 4, f"the server got to send {Fake.sent:,} bytes"
 
 

@@ -27,6 +27,7 @@ import logging
 import math
 import random
 import time
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -403,11 +404,34 @@ def _bounded(response: httpx.Response, limit: int, url: str) -> Iterator[bytes]:
     if declared.isdigit() and int(declared) > limit:
         raise _too_large(url, limit, f"a body of {int(declared):,} bytes (Content-Length), more than")
     received = 0
-    for chunk in response.iter_bytes():
+    for chunk in _decoded(response, limit):
         received += len(chunk)
         if received > limit or response.num_bytes_downloaded > limit:
             raise _too_large(url, limit, "more than")
         yield chunk
+
+
+def _decoded(response: httpx.Response, limit: int) -> Iterator[bytes]:
+    """The body decoded piece by piece, no piece longer than `limit` + 1 bytes: a gzip or deflate body
+    is inflated here with a bound (httpx inflates a whole network read at once, and one read of a
+    compressed bomb can grow a thousandfold before anything is counted); other encodings as httpx
+    decodes them."""
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    if response.is_stream_consumed or encoding not in ("gzip", "x-gzip", "deflate"):  # read already (in memory), or not ours to inflate
+        yield from response.iter_bytes()
+        return
+    inflater = zlib.decompressobj(wbits=47)  # gzip or zlib framing, told apart by the header
+    try:
+        for raw in response.iter_raw(16_384):
+            data = raw
+            while data:
+                piece = inflater.decompress(data, limit + 1)
+                if piece:
+                    yield piece
+                data = inflater.unconsumed_tail
+        yield inflater.flush()
+    except zlib.error as error:
+        raise httpx.DecodingError(f"the body is not valid {encoding}: {error}", request=response.request) from None
 
 
 def _lines(chunks: Iterator[bytes]) -> Iterator[str]:
