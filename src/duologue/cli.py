@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Annotated, Any, Iterator, Optional
 
 import typer
-from rich.console import Console
+
+from duologue.core.terminal import CliConsole
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -33,8 +34,8 @@ app = typer.Typer(help="duologue: two-party dialogue with a goal.", no_args_is_h
 data_app = typer.Typer(help="Read, check, describe and convert dialogue corpora.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
+console = CliConsole()
+errors = CliConsole(stderr=True, soft_wrap=True)
 
 OWN = "duologue"
 """Corpus name for files in duologue's own schema (jsonl / parquet written by duologue)."""
@@ -155,15 +156,19 @@ def schema(out: Annotated[Optional[Path], typer.Option(help="Write to this file 
 
 
 @data_app.command("corpora")
-def corpora() -> None:
+def corpora(as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False) -> None:
     """List the corpus formats duologue reads and writes."""
+    columns = ("name", "task", "layout", "description")
+    rows: list[tuple[str, str, str, str]] = [(name, corpus_format(name).task, corpus_format(name).layout, corpus_format(name).description) for name in CORPUS_FORMATS]
+    rows.append((OWN, "any", "jsonl / parquet", "duologue's own schema (`duologue schema`)"))
+    if as_json:
+        sys.stdout.write(json.dumps([dict(zip(columns, row, strict=True)) for row in rows], ensure_ascii=False, indent=2) + "\n")
+        return
     table = Table(title="corpus formats")
-    for column in ("name", "task", "layout", "description"):
+    for column in columns:
         table.add_column(column)
-    for name in CORPUS_FORMATS:
-        fmt = corpus_format(name)
-        table.add_row(name, fmt.task, fmt.layout, fmt.description)
-    table.add_row(OWN, "any", "jsonl / parquet", "duologue's own schema (`duologue schema`)")
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
 
 
@@ -276,26 +281,35 @@ def export_hf(
 
 
 @app.command("tasks")
-def list_tasks() -> None:
+def list_tasks(as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False) -> None:
     """List the registered tasks and the agents each can use."""
     from rich.text import Text
 
     from duologue.agents import agent_kinds
     from duologue.tasks import make, spec as spec_of, task_ids
 
-    table = Table(title="tasks")
-    for column in ("id", "title", "kind", "parties", "corpus", "agents"):
-        table.add_column(column)
+    columns = ("id", "title", "kind", "parties", "corpus", "agents")
+    rows: list[dict[str, Any]] = []
     for task_id in task_ids():
         try:
             spec = spec_of(task_id)
             task = make(task_id)
         except Exception as error:  # noqa: BLE001 - a broken plug-in is listed with its error, not fatal
-            table.add_row(Text(task_id), Text(f"cannot be loaded: {error}", style="red"), "", "", "", "")
+            rows.append({"id": task_id, "error": f"cannot be loaded: {error}"})
             continue
         parties = " / ".join(f"{p} ({r})" for p, r in zip(spec.parties, spec.roles, strict=True)) if len(spec.roles) == 2 else " / ".join(spec.parties)
-        cells = (task_id, spec.title, spec.kind, parties, spec.corpus or "", ", ".join(agent_kinds(task)))
-        table.add_row(*(Text(cell) for cell in cells))  # a plug-in's words shown as written, never read as markup
+        rows.append(dict(zip(columns, (task_id, spec.title, spec.kind, parties, spec.corpus or "", ", ".join(agent_kinds(task))), strict=True)))
+    if as_json:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table(title="tasks")
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        if "error" in row:
+            table.add_row(Text(row["id"]), Text(row["error"], style="red"), "", "", "", "")
+        else:
+            table.add_row(*(Text(row[c]) for c in columns))  # a plug-in's words shown as written, never read as markup
     console.print(table)
 
 

@@ -386,6 +386,7 @@ def pilot_command(
     pairs: Annotated[bool, typer.Option("--pairs/--bots", help="Arrive two at a time (people paired with each other) or one at a time (each meets a bot).")] = False,
     bot_wait: Annotated[Optional[float], typer.Option(help="Seconds before a bot takes the seat (default: the study's).")] = None,
     chromium: Annotated[str, typer.Option(help="The Chromium to drive.")] = "/usr/bin/chromium",
+    as_json: Annotated[bool, typer.Option("--json", help="Print each participant's result as JSON instead of a table.")] = False,
     study: StudyFile = None,
 ) -> None:
     """Pilot a study before launch: simulated participants go through the real pages in Chromium,
@@ -401,11 +402,19 @@ def pilot_command(
         raise _fail(f"{chromium}: no such browser")
     from playwright.sync_api import Error as BrowserError
 
-    with console.status(f"piloting {found.id} with {n} participant(s)"):
+    with errors.status(f"piloting {found.id} with {n} participant(s)"):
         try:
             results, dialogues = pilot(found, n, pairs=pairs, chromium=chromium)
         except BrowserError as error:  # a file that is not a browser, or one that will not start here
             raise _fail(f"--chromium {chromium}: the browser did not start: {str(error).splitlines()[0]}") from None
+    if as_json:
+        import dataclasses
+        import json
+
+        console.print_json(json.dumps({"study": found.id, "dialogues": len(dialogues), "participants": [dataclasses.asdict(r) for r in results]}, default=str))
+        if any(r.error for r in results):
+            raise typer.Exit(1)
+        return
     table = Table(title=f"pilot of {found.id}: {sum(r.error is None for r in results)}/{len(results)} reached a code, {len(dialogues)} dialogue(s)")
     for column in ("participant", "pages seen", "partner", "moves", "outcome", "code", "seconds", "error"):
         table.add_column(column, overflow="fold")
