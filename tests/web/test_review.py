@@ -215,3 +215,18 @@ def test_the_admin_list_flags_a_set_aside_dialogue(collected):
     (reason,) = client.app.state.platform.storage.set_aside("paid").values()
     page = client.get("/admin", headers=HTML).text
     assert page.count('class="set-aside"') == 1 and f"set aside: {html.escape(reason)}" in page
+
+
+def test_analyze_leaves_set_aside_dialogues_out_unless_asked(collected, tmp_path):
+    _, _, db = collected
+    folder = tmp_path / "export"
+    assert CliRunner().invoke(cli, ["study", "export", "paid", "--db", db, "-o", str(folder)]).exit_code == 0
+    runner = CliRunner()
+    for command in (["analyze", "casino", str(folder / "native" / "casino" / "casino.json")], ["analyze", "dialogues", str(folder / "dialogues.jsonl")]):
+        counts = []
+        for extra in ([], ["--include-set-aside"]):
+            result = runner.invoke(cli, [*command, "--format", "json", "--bootstrap", "0", *extra])
+            assert result.exit_code == 0, result.output
+            counts.append(json.loads(result.stdout)["stats"]["overall"]["dialogues"])
+            assert ("set-aside dialogue(s) left out" in result.stderr) == (not extra)
+        assert counts[1] == counts[0] + 1 == 5, (command, counts)
