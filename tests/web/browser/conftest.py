@@ -58,6 +58,7 @@ def browser_studies() -> list[Study]:
             study.task_options = {"utterances": 4}
     studies.append(Study(id="casino-people", title="CaSiNo (two people)", task="casino-v0", partners=[Partner(kind="human")]))
     studies.append(Study(id="mutualfriends-people", title="MutualFriends (two people)", task="mutualfriends-v0", partners=[Partner(kind="human")]))
+    studies.append(Study(id="dealornodeal-people", title="Deal or No Deal (two people)", task="dealornodeal-v0", partners=[Partner(kind="human")]))
     # seed 0 draws 4 attributes and 12 friends: the widest MutualFriends page
     studies.append(Study(id="mutualfriends-wide", title="MutualFriends (4 attributes)", task="mutualfriends-v0", scenarios=Scenarios(pool=1, seed=0), partners=[Partner(kind="bot", agent="rule")], bot_wait_seconds=0.5))
     return studies
