@@ -239,3 +239,11 @@ def test_listing_commands_print_json():
     assert tasks.exit_code == 0 and [t["id"] for t in json.loads(tasks.output)] == list(task_ids())
     corpora = run("data", "corpora", "--json")
     assert corpora.exit_code == 0 and {"casino", "duologue"} <= {c["name"] for c in json.loads(corpora.output)}
+
+
+def test_a_terminal_game_ends_with_scores_by_who_not_a_dict_of_party_ids():
+    result = run("chat", "--task", "casino-v0", "--vs", "rule", "--seed", "4", input="hello, I need water most\n/walk-away\n")
+    assert result.exit_code == 0, result.output
+    end = result.output.split("the end", 1)[1]
+    assert "your score: 5" in end and "partner's score: 5" in end and "no agreement" in end
+    assert "mturk_agent" not in result.output and "{" not in end, result.output

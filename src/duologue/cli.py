@@ -400,7 +400,7 @@ def chat(
 ) -> None:
     """Play a task in the terminal against a bot."""
     from duologue.agents import check_agent, make_agent
-    from duologue.agents.human import LeftGame, TerminalAgent
+    from duologue.agents.human import LeftGame, TerminalAgent, outcome_line, partner_label
     from duologue.core.episode import play_episode
     from duologue.tasks import make
 
@@ -439,7 +439,7 @@ def chat(
     outcome = dialogue.outcome
     if outcome is not None:
         console.rule("the end")
-        console.print(f"outcome: {outcome.reason}; agreed: {outcome.agreed}; scores: {outcome.scores}")
+        console.print(f"outcome: {escape(outcome_line(outcome, me, partner_label(game, me)))}")
     if out is not None:
         with out.open("ab") as handle:
             handle.write(dump_dialogue(dialogue) + b"\n")

@@ -242,7 +242,7 @@ def shown(text: str) -> str:
 
 def render_view(observation: Observation, console: Console) -> None:
     """Show a party its role, the public scenario and its private view as tables."""
-    console.rule(escape(f"{observation.task}: you are {observation.party}" + (f" ({observation.role})" if observation.role else "")))
+    console.rule(escape(f"{observation.task}" + (f": you are the {observation.role}" if observation.role else "")))
     for title, view in (("public", observation.public), ("private (only you see this)", observation.private)):
         for key, value in view.items():
             if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
@@ -252,10 +252,10 @@ def render_view(observation: Observation, console: Console) -> None:
                 for column in columns:
                     table.add_column(escape(str(column)))
                 for number, row in enumerate(value, start=1):
-                    table.add_row(str(number), *(escape(str(row.get(c, ""))) for c in columns))
+                    table.add_row(str(number), *(escape(plain(row.get(c, ""))) for c in columns))
                 console.print(table)
             else:
-                console.print(f"[bold]{escape(str(key))}[/] [dim]({title})[/]: {escape(str(value))}")
+                console.print(f"[bold]{escape(str(key).replace('_', ' '))}[/] [dim]({title})[/]: {escape(plain(value))}")
 
 
 def plain(value: Any) -> str:
@@ -293,6 +293,18 @@ def event_line(event: Any, me: str, partner: str) -> str:
     if not detail and any(value is None for value in fields.values()):
         return f"{who}: {kind} (its details are hidden from you until the end)"
     return f"{who}: {kind}" + (f" ({detail})" if detail else "")
+
+
+def outcome_line(outcome: Any, me: str, partner: str) -> str:
+    """How a game ended, for the person who played it: the reason, whether they agreed, and each side's score by who it is."""
+    parts = [str(outcome.reason).replace("_", " ")]
+    if outcome.agreed is not None:
+        parts.append("agreed" if outcome.agreed else "no agreement")
+    scores = outcome.scores or {}
+    if me in scores:
+        parts.append(f"your score: {plain(scores[me])}")
+    parts.extend(f"{partner}'s score: {plain(score)}" for party, score in scores.items() if party != me)
+    return "; ".join(parts)
 
 
 class TerminalAgent(Agent):
