@@ -688,10 +688,18 @@ def _train_annotator(name: str, data: Path | None, out: Path | None, seed: int) 
         raise fail(str(error)) from None
     except ImportError as error:
         raise fail(f"the {name} annotator needs the `ml` extra (pip install 'duologue[ml]'): {error}") from None
+    if data is None and tagger.training_data is None:
+        raise fail(f"the {name} annotator has no model to train")
+    if out is None:
+        if tagger.model_file is None:
+            raise fail(f"give --out: the file to write the {name} annotator's model to")
+        out = Path(tagger.model_file)
+    package = Path(__file__).resolve().parent
+    if out.resolve().is_relative_to(package):
+        raise fail(f"--out {out}: inside the installed duologue package; the shipped model is never written over, give a path outside {package}")
     refuse_output(out)
     if data is None:
-        if tagger.training_data is None:
-            raise fail(f"the {name} annotator has no model to train")
+        assert tagger.training_data is not None
         data = data_root() / tagger.training_data
     if not data.exists():
         raise fail(f"{data}: no such file or folder")
@@ -716,10 +724,10 @@ def _train_annotator(name: str, data: Path | None, out: Path | None, seed: int) 
 def train_annotator(
     name: Annotated[str, typer.Argument(help=f"Annotator whose model to train: {ANNOTATOR_NAMES}.")],
     data: Annotated[Optional[Path], typer.Option(help="Annotated corpus file or folder (default: the annotator's training split under $DUOLOGUE_DATA).")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Model file to write (default: the shipped model's path).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Model file to write (default: the annotator's model file name in the current folder; never the shipped model).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the fold split; the default reproduces the shipped model.")] = 0,
 ) -> None:
-    """Train an annotator's model (the shipped one is reproduced with the defaults)."""
+    """Train an annotator's model into a file of your own (the defaults reproduce the shipped one, which is left as it is)."""
     _train_annotator(name, data, out, seed)
 
 
