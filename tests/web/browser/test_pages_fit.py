@@ -122,3 +122,43 @@ def test_deal_or_no_deal_shows_the_split_and_a_hidden_choice_in_words(server, pa
     expect(second.locator("#end")).to_contain_text("Your points: 0 of 10.")
     expect(second.locator("#transcript")).to_contain_text("Your partner chose: they take")
     second.screenshot(path=str(shots / f"dealornodeal-end-{width}.png"), full_page=True)
+
+
+RIGHT_ANSWERS = ("5", "5 points")
+"""The comprehension check's answers in CaSiNo's shipped protocol."""
+
+
+def _fill_protocol_page(page: Page) -> None:
+    """Answer one protocol page as a person would (the right answers to the check)."""
+    if page.locator("#agree").count():
+        page.locator("#agree").check()
+    for number in page.locator("input[type=number]").all():
+        number.fill(number.get_attribute("min") or "1")
+    for text in page.locator("textarea").all():
+        text.fill("It matters a lot to my family on this trip.")
+    for group in page.locator(".options").all():
+        labels = group.locator("label.option")
+        texts = [t.strip() for t in labels.all_inner_texts()]
+        right = next((i for i, t in enumerate(texts) if t in RIGHT_ANSWERS), len(texts) - 1)
+        labels.nth(right).locator("input").check()
+
+
+@pytest.mark.parametrize("width", sorted(WIDTHS))
+def test_every_protocol_page_fits_keeps_words_whole_and_scales_in_order(server, page_factory, shots, width):
+    w, h, mobile = WIDTHS[width]
+    page = page_factory(width=w, height=h, mobile=mobile)
+    page.goto(f"{server}/study/casino-collection?participant=protocol-{width}")
+    seen = []
+    while "/protocol/" in page.url:
+        step = page.locator("#protocol").get_attribute("data-step")
+        assert step not in seen, f"{step} again: {page.locator('.error').all_inner_texts()}"
+        seen.append(step)
+        where = f"protocol page {step} at {width} px"
+        page.screenshot(path=str(shots / f"protocol-{step.replace(':', '-')}-{width}.png"), full_page=True)
+        assert_fits(page, where)
+        assert_words_whole(page, where, ("#protocol",))
+        assert page.evaluate(SCALES_OUT_OF_ORDER) == [], f"{where}: scales out of order"
+        _fill_protocol_page(page)
+        with page.expect_navigation():
+            page.locator("#protocol-next").click()
+    assert seen == ["consent", "instructions", "comprehension", "survey:0", "survey:1", "survey:2"]
