@@ -162,3 +162,24 @@ def test_every_protocol_page_fits_keeps_words_whole_and_scales_in_order(server, 
         with page.expect_navigation():
             page.locator("#protocol-next").click()
     assert seen == ["consent", "instructions", "comprehension", "survey:0", "survey:1", "survey:2"]
+
+
+PLAIN_PAGES = {
+    "landing": "/",
+    "lobby": "/study/casino-people?participant=lonely-{width}",
+    "refused": "/study/no-such-study?participant=x",
+    "admin": "/admin?token=browser-admin-token",
+    "admin-codes": "/admin/codes?token=browser-admin-token",
+}
+
+
+@pytest.mark.parametrize("width", sorted(WIDTHS))
+@pytest.mark.parametrize("name", sorted(PLAIN_PAGES))
+def test_the_other_pages_fit_and_keep_words_whole(server, page_factory, shots, name, width):
+    w, h, mobile = WIDTHS[width]
+    page = page_factory(width=w, height=h, mobile=mobile)
+    page.goto(server + PLAIN_PAGES[name].format(width=width))
+    expect(page.locator("main")).to_be_visible()
+    page.screenshot(path=str(shots / f"page-{name}-{width}.png"), full_page=True)
+    assert_fits(page, f"{name} at {width} px")
+    assert_words_whole(page, f"{name} at {width} px", ("main",))
