@@ -81,6 +81,7 @@ def _prolific_export(codes: dict[str, str]) -> str:
         ("s-7", "ok-1", "AWAITING REVIEW", codes["ok-1"]),
         ("s-8", "tries-2", "RETURNED", ""),
         ("s-9", "tries-2", "AWAITING REVIEW", ""),
+        ("s-10", "lower-1", "APPROVED", codes["lower-1"]),
     ]
     out = io.StringIO()
     writer = csv.writer(out)
@@ -109,8 +110,9 @@ def test_review_of_a_prolific_export_approves_rejects_and_explains_each_line(col
     assert verdicts["s-7"][0] == "reject" and verdicts["s-7"][1].startswith("two submissions")
     assert verdicts["s-8"][0] == "none" and "returned" in verdicts["s-8"][1]
     assert verdicts["s-9"][0] == "approve"  # a return and a later submission: the later one is judged
+    assert verdicts["s-10"][0] == "none" and verdicts["s-10"][1].startswith("approved on the platform already")
     written = list(csv.DictReader(out.open(encoding="utf-8")))
-    assert [r["decision"] for r in written] == [shown["review"][i]["decision"] for i in range(9)] and all(r["why"] for r in written)
+    assert [r["decision"] for r in written] == [row["decision"] for row in shown["review"]] and len(written) == 10 and all(r["why"] for r in written)
     paid = dict(line.split(",") for line in bonus.read_text().splitlines())
     approved = {"ok-1", "lower-1", "tries-2"}
     assert set(paid) <= approved and "wrong-1" not in paid and all(float(a) > 0 for a in paid.values())

@@ -8,10 +8,11 @@ version (`SUBMISSION_COLUMNS`): Prolific's current export ("Participant id", "Su
 `AssignmentStatus`, `Answer.<field>` for the code the worker typed).
 
 Each submission gets one verdict (`VERDICTS`), decided in this order: a line the platform already
-closed (returned, timed out) needs nothing; a participant nobody recorded is rejected; a second
-line of one participant is rejected; a pasted code is compared with the codes the person earned
-(case, dashes and spaces ignored); a person with no code is rejected with the reason their
-dialogue was set aside, when it was.
+closed (returned, timed out, rejected, still active) needs nothing; a participant nobody recorded is
+rejected; a second line of one participant is rejected; a pasted code is compared with the codes the
+person earned (case, dashes and spaces ignored); a person with no code is rejected with the reason
+their dialogue was set aside, when it was. A line approved on the platform already is judged the
+same way, left as it is, and keeps its bonus when the judgement is to approve.
 """
 
 from __future__ import annotations
@@ -46,8 +47,10 @@ SUBMISSION_COLUMNS: dict[str, tuple[str, ...]] = {
 MTURK_MARKS = ("WorkerId", "AssignmentId", "HITId")
 """Columns only MTurk's batch results have."""
 
-CLOSED_STATUSES = {"RETURNED": "returned", "TIMEDOUT": "timed out", "TIMED-OUT": "timed out", "REJECTED": "already rejected", "APPROVED": "already approved", "SCREENED OUT": "screened out"}
+CLOSED_STATUSES = {"RETURNED": "returned", "TIMEDOUT": "timed out", "TIMED-OUT": "timed out", "REJECTED": "already rejected", "SCREENED OUT": "screened out", "ACTIVE": "still active"}
 """Platform statuses that leave nothing to decide (upper case, as both platforms write them)."""
+APPROVED = "APPROVED"
+"""A line approved already: judged all the same (its bonus is still owed), but nothing to approve."""
 
 VERDICTS = ("approve", "reject", "none")
 
@@ -119,10 +122,7 @@ def _closed(status: str) -> str | None:
 
 
 def judge(submission: Submission, record: Record | None, seen_before: bool, owners: dict[str, str]) -> tuple[str, str]:
-    """One submission's decision and its reason (`owners`: normalised code -> whose it is)."""
-    closed = _closed(submission.status)
-    if closed:
-        return "none", f"nothing to do: {closed} on the platform"
+    """One submission's decision and its reason (`owners`: normalised code -> whose it is), as if it awaited review."""
     if record is None:
         return "reject", "unknown participant: never arrived at this study"
     if seen_before:
@@ -148,10 +148,16 @@ def review(submissions: Iterable[Submission], records: dict[str, Record], bonuse
     seen: set[str] = set()
     verdicts = []
     for submission in submissions:
-        decision, why = judge(submission, records.get(submission.participant), submission.participant in seen, owners)
-        if decision != "none":
+        closed = _closed(submission.status)
+        if closed:
+            decision, why, payable = "none", f"nothing to do: {closed} on the platform", False
+        else:
+            decision, why = judge(submission, records.get(submission.participant), submission.participant in seen, owners)
             seen.add(submission.participant)
-        bonus = round(float((bonuses or {}).get(submission.participant, 0.0)), 2) if decision == "approve" else 0.0
+            payable = decision == "approve"
+            if submission.status.strip().upper() == APPROVED:
+                decision, why = "none", f"approved on the platform already; {why}"
+        bonus = round(float((bonuses or {}).get(submission.participant, 0.0)), 2) if payable else 0.0
         verdicts.append(Verdict(line=submission.line, participant=submission.participant, submission=submission.submission, status=submission.status, code=submission.code, decision=decision, why=why, bonus=bonus))  # type: ignore[arg-type]
     return verdicts
 
@@ -173,7 +179,7 @@ def bonus_file(platform: Platform, verdicts: list[Verdict], reason: str = "Bonus
     no header) or MTurk's (`WorkerId,AssignmentId,BonusAmount,Reason`, the assignment a bonus goes with)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    paid = [v for v in verdicts if v.decision == "approve" and v.bonus > 0]
+    paid = [v for v in verdicts if v.bonus > 0]  # approved now, or approved on the platform already and owed
     if platform == "mturk":
         writer.writerow(["WorkerId", "AssignmentId", "BonusAmount", "Reason"])
         for v in paid:
