@@ -59,7 +59,7 @@ def serve(
 
 @llm_app.command()
 def check(
-    spec: Annotated[str, typer.Argument(help="What an agent spec puts after `llm:` (`local`, `openai/gpt-4o-mini`, a model).")] = "local",
+    spec: Annotated[str, typer.Argument(help="An LLM agent spec, with or without its `llm:` (`local`, `llm:openai/gpt-4o-mini`, a model).")] = "local",
     prompt: Annotated[str, typer.Option(help="What to ask.")] = "Say hello in five words.",
     max_tokens: Annotated[int, typer.Option(min=1)] = 32,
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
@@ -69,6 +69,7 @@ def check(
     from duologue.llm.server import shared_local_server
 
     settings = LLMSettings()
+    spec = spec.removeprefix("llm:")  # an agent spec as `play --agents` takes it works here too
     try:
         endpoint = resolve_endpoint(spec, settings)
         if endpoint.managed_local:
