@@ -154,6 +154,8 @@ def test_codes_check_takes_several_codes_and_a_file_forgiving_case_dashes_and_sp
     assert all(who in several.output for who in ("ok-1", "wrong-1", "lower-1"))
     listed = tmp_path / "codes.txt"
     listed.write_text(f"{codes['ok-1']}\nNOT-A-CODE\n")
+    admin = collected[0].get("/admin/api/codes", params={"code": pasted}, headers={"X-Admin-Token": ADMIN}).json()
+    assert [row["participant"] for row in admin["matches"]] == ["ok-1"], admin  # the admin page forgives the same
     checked = CliRunner().invoke(cli, ["study", "codes", "paid", "--db", db, "--check-file", str(listed), "--json"])
     assert checked.exit_code == 1
     found = {r["pasted"]: [m["participant"] for m in r["matches"]] for r in json.loads(checked.stdout)["checked"]}
@@ -170,6 +172,8 @@ def test_a_study_added_on_the_admin_page_works_with_every_study_command(collecte
     assert paid.exit_code == 0, paid.output
     exported = runner.invoke(cli, ["study", "export", "paid", "--db", db, "-o", str(tmp_path / "paid.zip")])
     assert exported.exit_code == 0, exported.output
+    links = runner.invoke(cli, ["study", "links", "paid", "--db", db, "-n", "2", "--secret", "k3y"])
+    assert links.exit_code == 0 and links.output.count("/study/paid?participant=p-") == 2, links.output
     unknown = runner.invoke(cli, ["study", "export", "nope", "--db", db, "-o", str(tmp_path / "nope.zip")])
     assert unknown.exit_code == 2 and "no study 'nope'" in unknown.output and "paid" in unknown.output
 
