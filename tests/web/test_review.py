@@ -221,6 +221,8 @@ def test_the_admin_list_flags_a_set_aside_dialogue(collected):
     (reason,) = client.app.state.platform.storage.set_aside("paid").values()
     page = client.get("/admin", headers=HTML).text
     assert page.count('class="set-aside"') == 1 and f"set aside: {html.escape(reason)}" in page
+    (short,) = client.app.state.platform.storage.set_aside("paid")
+    assert f"set aside: {html.escape(reason)}" in client.get(f"/admin/dialogues/{short}", headers=HTML).text
 
 
 def test_analyze_leaves_set_aside_dialogues_out_unless_asked(collected, tmp_path):

@@ -185,7 +185,10 @@ async def dialogue_page(request: Request, dialogue_id: str):
     if dialogue is None or info is None:
         raise HTTPException(404, "no such dialogue")
     events = [{"who": e.party or "system", "kind": e.kind, "text": event_text(e), "time": when(e.time) if e.time and e.time > 1e9 else (f"{e.time:.1f} s" if e.time is not None else "")} for e in dialogue.events]
-    context = {"dialogue": dialogue, "info": info, "seats": state.storage.seats(dialogue_id), "yaml": yaml, "events": events, "started": when(info.created_at), "ended": when(info.finished_at)}
+    context = {
+        "dialogue": dialogue, "info": info, "seats": state.storage.seats(dialogue_id), "yaml": yaml, "events": events, "started": when(info.created_at), "ended": when(info.finished_at),
+        "set_aside": state.storage.set_aside(info.study_id).get(dialogue_id, ""),
+    }
     return page(request, "admin_dialogue.html", context)
 
 
