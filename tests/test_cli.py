@@ -219,3 +219,31 @@ def test_a_task_whose_default_max_turns_is_not_a_number_is_named():
 
     with pytest.raises(ValueError, match="NoLimit.default_max_turns must be a whole number"):
         NoLimit()
+
+
+def test_tables_printed_to_a_pipe_keep_their_cells_whole(monkeypatch):
+    """`duologue tasks | grep casino` must see the task ids, not `casino-…` squeezed into 80 columns."""
+    from duologue.tasks import spec, task_ids
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    result = run("tasks")
+    assert result.exit_code == 0, result.output
+    for task_id in task_ids():
+        assert any(task_id in line and spec(task_id).title in line for line in result.output.splitlines()), task_id
+
+
+def test_listing_commands_print_json():
+    from duologue.tasks import task_ids
+
+    tasks = run("tasks", "--json")
+    assert tasks.exit_code == 0 and [t["id"] for t in json.loads(tasks.output)] == list(task_ids())
+    corpora = run("data", "corpora", "--json")
+    assert corpora.exit_code == 0 and {"casino", "duologue"} <= {c["name"] for c in json.loads(corpora.output)}
+
+
+def test_a_terminal_game_ends_with_scores_by_who_not_a_dict_of_party_ids():
+    result = run("chat", "--task", "casino-v0", "--vs", "rule", "--seed", "4", input="hello, I need water most\n/walk-away\n")
+    assert result.exit_code == 0, result.output
+    end = result.output.split("the end", 1)[1]
+    assert "your score: 5" in end and "partner's score: 5" in end and "no agreement" in end
+    assert "mturk_agent" not in result.output and "{" not in end, result.output

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Annotated, Any, Iterator, Optional
 
 import typer
-from rich.console import Console
+
+from duologue.core.terminal import CliConsole
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -34,8 +35,8 @@ app = typer.Typer(help="duologue: two-party dialogue with a goal.", no_args_is_h
 data_app = typer.Typer(help="Read, check, describe and convert dialogue corpora.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
+console = CliConsole()
+errors = CliConsole(stderr=True, soft_wrap=True)
 
 OWN = "duologue"
 """Corpus name for files in duologue's own schema (jsonl / parquet written by duologue)."""
@@ -165,19 +166,26 @@ def schema(out: Annotated[Optional[Path], typer.Option(help="Write to this file 
 
 
 @data_app.command("corpora")
-def corpora() -> None:
+def corpora(as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False) -> None:
     """List the corpus formats duologue reads and writes."""
-    table = Table(title="corpus formats")
-    for column in ("name", "task", "layout", "description"):
-        table.add_column(column)
+    columns = ("name", "task", "layout", "description")
+    rows: list[tuple[str, str, str, str]] = []
     for name in corpus_names():  # plug-ins loaded first, and a copy: loading one may add formats
         try:
             fmt = corpus_format(name)
         except LoadError as error:  # a broken plug-in is listed with its error, as `duologue tasks` does
-            table.add_row(Text(name), Text(f"cannot be loaded: {error}", style="red"), "", "")
+            rows.append((name, f"cannot be loaded: {error}", "", ""))
             continue
-        table.add_row(*(Text(cell) for cell in (name, fmt.task, fmt.layout, fmt.description)))
-    table.add_row(OWN, "any", "jsonl / parquet", "duologue's own schema (`duologue schema`)")
+        rows.append((name, fmt.task, fmt.layout, fmt.description))
+    rows.append((OWN, "any", "jsonl / parquet", "duologue's own schema (`duologue schema`)"))
+    if as_json:
+        sys.stdout.write(json.dumps([dict(zip(columns, row, strict=True)) for row in rows], ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table(title="corpus formats")
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(Text(cell, style="red" if cell.startswith("cannot be loaded: ") else "") for cell in row))
     console.print(table)
 
 
@@ -292,24 +300,33 @@ def export_hf(
 
 
 @app.command("tasks")
-def list_tasks() -> None:
+def list_tasks(as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False) -> None:
     """List the registered tasks and the agents each can use."""
     from duologue.agents import agent_kinds
     from duologue.tasks import make, spec as spec_of, task_ids
 
-    table = Table(title="tasks")
-    for column in ("id", "title", "kind", "parties", "corpus", "agents"):
-        table.add_column(column)
+    columns = ("id", "title", "kind", "parties", "corpus", "agents")
+    rows: list[dict[str, Any]] = []
     for task_id in task_ids():
         try:
             spec = spec_of(task_id)
             task = make(task_id)
         except Exception as error:  # noqa: BLE001 - a broken plug-in is listed with its error, not fatal
-            table.add_row(Text(task_id), Text(f"cannot be loaded: {error}", style="red"), "", "", "", "")
+            rows.append({"id": task_id, "error": f"cannot be loaded: {error}"})
             continue
         parties = " / ".join(f"{p} ({r})" for p, r in zip(spec.parties, spec.roles, strict=True)) if len(spec.roles) == 2 else " / ".join(spec.parties)
-        cells = (task_id, spec.title, spec.kind, parties, spec.corpus or "", ", ".join(agent_kinds(task)))
-        table.add_row(*(Text(cell) for cell in cells))  # a plug-in's words shown as written, never read as markup
+        rows.append(dict(zip(columns, (task_id, spec.title, spec.kind, parties, spec.corpus or "", ", ".join(agent_kinds(task))), strict=True)))
+    if as_json:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table(title="tasks")
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        if "error" in row:
+            table.add_row(Text(row["id"]), Text(row["error"], style="red"), "", "", "", "")
+        else:
+            table.add_row(*(Text(row[c]) for c in columns))  # a plug-in's words shown as written, never read as markup
     console.print(table)
 
 
@@ -400,7 +417,7 @@ def chat(
 ) -> None:
     """Play a task in the terminal against a bot."""
     from duologue.agents import check_agent, make_agent
-    from duologue.agents.human import LeftGame, TerminalAgent
+    from duologue.agents.human import LeftGame, TerminalAgent, outcome_line, partner_label
     from duologue.core.episode import play_episode
     from duologue.tasks import make
 
@@ -439,7 +456,7 @@ def chat(
     outcome = dialogue.outcome
     if outcome is not None:
         console.rule("the end")
-        console.print(f"outcome: {outcome.reason}; agreed: {outcome.agreed}; scores: {outcome.scores}")
+        console.print(f"outcome: {escape(outcome_line(outcome, me, partner_label(game, me)))}")
     if out is not None:
         with out.open("ab") as handle:
             handle.write(dump_dialogue(dialogue) + b"\n")
@@ -734,10 +751,18 @@ def _train_annotator(name: str, data: Path | None, out: Path | None, seed: int) 
         raise fail(str(error)) from None
     except ImportError as error:
         raise fail(f"the {name} annotator needs the `ml` extra (pip install 'duologue[ml]'): {error}") from None
+    if data is None and tagger.training_data is None:
+        raise fail(f"the {name} annotator has no model to train")
+    if out is None:
+        if tagger.model_file is None:
+            raise fail(f"give --out: the file to write the {name} annotator's model to")
+        out = Path(tagger.model_file)
+    package = Path(__file__).resolve().parent
+    if out.resolve().is_relative_to(package):
+        raise fail(f"--out {out}: inside the installed duologue package; the shipped model is never written over, give a path outside {package}")
     refuse_output(out)
     if data is None:
-        if tagger.training_data is None:
-            raise fail(f"the {name} annotator has no model to train")
+        assert tagger.training_data is not None
         data = data_root() / tagger.training_data
     if not data.exists():
         raise fail(f"{data}: no such file or folder")
@@ -762,10 +787,10 @@ def _train_annotator(name: str, data: Path | None, out: Path | None, seed: int) 
 def train_annotator(
     name: Annotated[str, typer.Argument(help=f"Annotator whose model to train: {ANNOTATOR_NAMES}.")],
     data: Annotated[Optional[Path], typer.Option(help="Annotated corpus file or folder (default: the annotator's training split under $DUOLOGUE_DATA).")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Model file to write (default: the shipped model's path).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Model file to write (default: the annotator's model file name in the current folder; never the shipped model).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the fold split; the default reproduces the shipped model.")] = 0,
 ) -> None:
-    """Train an annotator's model (the shipped one is reproduced with the defaults)."""
+    """Train an annotator's model into a file of your own (the defaults reproduce the shipped one, which is left as it is)."""
     _train_annotator(name, data, out, seed)
 
 

@@ -143,3 +143,44 @@ def test_the_person_at_the_terminal_may_err_often_but_the_bot_opposite_keeps_the
     person, _ = scripted(["hello"] * 50)
     dialogue = play_episode(task, {task.party_ids[0]: person, task.party_ids[1]: Stubborn()}, seed=1, max_attempts={task.party_ids[0]: 1000})
     assert dialogue.outcome is not None and dialogue.outcome.reason == "illegal_actions" and Stubborn.tries == 3
+
+
+def test_the_terminal_prints_moves_in_words_and_calls_the_partner_by_role_never_by_id():
+    """`mturk_agent_2: submit-deal {'mine': {'Food': 2, ...}}` read like a debugger; the partner's
+    hidden choice printed as empty fields."""
+    task = make("casino-v0", first="mturk_agent_2")
+    task.reset(seed=3)
+    person, out = scripted([])
+    person.reset(task, "mturk_agent_1", random.Random(0))
+    task.step(actions.Say(text="Hello there"), "mturk_agent_2")
+    task.step(actions.Say(text="Hi!"), "mturk_agent_1")
+    task.step(actions.parse_action({"kind": "submit-deal", "mine": {"Food": 2, "Water": 1, "Firewood": 0}, "theirs": {"Food": 1, "Water": 2, "Firewood": 3}}), "mturk_agent_2")
+    person.show_new_events(task.observe("mturk_agent_1"))
+    shown = out.getvalue()
+    assert "partner: Hello there" in shown and "you: Hi!" in shown and "mturk_agent" not in shown
+    assert "partner: submit deal (mine: Food 2, Water 1, Firewood 0; theirs: Food 1, Water 2, Firewood 3)" in shown
+
+    bargain = make("craigslist-v0")
+    bargain.reset(seed=1)
+    buyer, seller = bargain.spec.parties
+    person, out = scripted([])
+    person.reset(bargain, buyer, random.Random(0))
+    if bargain.to_move == buyer:
+        bargain.step(actions.Say(text="hi"), buyer)
+    bargain.step(actions.Offer(price=120.0), seller)
+    person.show_new_events(bargain.observe(buyer))
+    shown = out.getvalue()
+    assert "partner (seller): offer (price: 120)" in shown and "120.0" not in shown
+
+    deal = make("dealornodeal-v0")
+    deal.reset(seed=2)
+    first = deal.to_move or deal.spec.parties[0]
+    watcher = deal.other(first)
+    person, out = scripted([])
+    person.reset(deal, watcher, random.Random(0))
+    pool = deal.observe(first).public["pool"]
+    deal.step(actions.parse_action({"kind": "choose", "mine": dict(pool), "theirs": {k: 0 for k in pool}}), first)
+    person.show_new_events(deal.observe(watcher))
+    shown = out.getvalue()
+    assert "partner: choose (its details are hidden from you until the end)" in shown
+    assert "{" not in shown and "None" not in shown and first not in shown

@@ -103,6 +103,8 @@ def test_cli_check_config_mistakes_exit_cleanly(monkeypatch):
     monkeypatch.delenv("DUOLOGUE_LLM_API_KEY", raising=False)
     result = runner.invoke(app, ["llm", "check", "openai/gpt-4o-mini"])
     assert result.exit_code == 2 and "OPENAI_API_KEY" in result.output and "Traceback" not in result.output
+    as_an_agent_spec = runner.invoke(app, ["llm", "check", "llm:openai/gpt-4o-mini"])  # as the README's tour writes it
+    assert as_an_agent_spec.exit_code == 2 and "OPENAI_API_KEY" in as_an_agent_spec.output and "llm:llm:" not in as_an_agent_spec.output
     monkeypatch.setenv("DUOLOGUE_LLM_BASE_URL", "localhost:8080")
     result = runner.invoke(app, ["llm", "check", "some-model"])
     assert result.exit_code == 2 and "not an http(s) URL" in result.output

@@ -264,7 +264,7 @@ def shown(text: str) -> str:
 
 def render_view(observation: Observation, console: Console) -> None:
     """Show a party its role, the public scenario and its private view as tables."""
-    console.rule(escape(f"{observation.task}: you are {observation.party}" + (f" ({observation.role})" if observation.role else "")))
+    console.rule(escape(f"{observation.task}" + (f": you are the {observation.role}" if observation.role else "")))
     for title, view in (("public", observation.public), ("private (only you see this)", observation.private)):
         for key, value in view.items():
             if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
@@ -274,10 +274,59 @@ def render_view(observation: Observation, console: Console) -> None:
                 for column in columns:
                     table.add_column(escape(str(column)))
                 for number, row in enumerate(value, start=1):
-                    table.add_row(str(number), *(escape(str(row.get(c, ""))) for c in columns))
+                    table.add_row(str(number), *(escape(plain(row.get(c, ""))) for c in columns))
                 console.print(table)
             else:
-                console.print(f"[bold]{escape(str(key))}[/] [dim]({title})[/]: {escape(str(value))}")
+                console.print(f"[bold]{escape(str(key).replace('_', ' '))}[/] [dim]({title})[/]: {escape(plain(value))}")
+
+
+def plain(value: Any) -> str:
+    """A move's field as a person reads it: `Food 2, Water 1` for counts, rows as `name: value`
+    pairs, numbers without a trailing `.0`; never a Python repr."""
+    if isinstance(value, dict):  # counts read `Food 2`, words `Name: Ann`
+        return ", ".join(f"{key} {plain(item)}" if isinstance(item, (int, float)) else f"{key}: {plain(item)}" for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(plain(item) for item in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def partner_label(task: Any, party: str) -> str:
+    """What the terminal calls the other party: `partner`, with its role where the task has roles
+    (`partner (seller)`), never its id (`mturk_agent_2`)."""
+    spec = getattr(task, "spec", None)
+    parties, roles = tuple(getattr(spec, "parties", ())), tuple(getattr(spec, "roles", ()))
+    other = next((p for p in parties if p != party), None)
+    if other is not None and len(roles) == len(parties):
+        return f"partner ({roles[parties.index(other)]})"
+    return "partner"
+
+
+def event_line(event: Any, me: str, partner: str) -> str:
+    """One event of the transcript in words (without markup): who did what, with the move's fields
+    as plain text; fields the task hides from this party (a private choice) are said to be hidden."""
+    who = "you" if event.party == me else (partner if event.party is not None else "system")
+    fields = event.model_dump(exclude={"party", "time", "extra", "kind"})
+    detail = "; ".join(f"{name.replace('_', ' ')}: {plain(value)}" for name, value in fields.items() if value is not None)
+    kind = event.kind.replace("-", " ").replace("_", " ")
+    if not detail and any(value is None for value in fields.values()):
+        return f"{who}: {kind} (its details are hidden from you until the end)"
+    return f"{who}: {kind}" + (f" ({detail})" if detail else "")
+
+
+def outcome_line(outcome: Any, me: str, partner: str) -> str:
+    """How a game ended, for the person who played it: the reason, whether they agreed, and each side's score by who it is."""
+    parts = [str(outcome.reason).replace("_", " ")]
+    if outcome.agreed is not None:
+        parts.append("agreed" if outcome.agreed else "no agreement")
+    scores = outcome.scores or {}
+    if me in scores:
+        parts.append(f"your score: {plain(scores[me])}")
+    parts.extend(f"{partner}'s score: {plain(score)}" for party, score in scores.items() if party != me)
+    return "; ".join(parts)
 
 
 class TerminalAgent(Agent):
@@ -313,16 +362,15 @@ class TerminalAgent(Agent):
                 self.console.print(f"[red]{escape(str(error))}[/]")
 
     def show_new_events(self, observation: Observation) -> None:
+        partner = partner_label(self.task, self.party)
         for event in observation.transcript[self.shown :]:
-            who = "you" if event.party == self.party else (event.party or "system")
+            who = "you" if event.party == self.party else (partner if event.party is not None else "system")
             if isinstance(event, Message):
                 self.console.print(f"[bold]{escape(who)}:[/] {escape(shown(event.text))}")  # people and corpora write [brackets]
             elif isinstance(event, SystemNote):
-                self.console.print(f"[yellow]({escape(event.name)})[/]")
-            else:
-                # fields a task hides from this party (a private choice) arrive as null: not shown
-                detail = {k: v for k, v in event.model_dump(exclude={"party", "time", "extra", "kind"}).items() if v is not None}
-                self.console.print(f"[cyan]{escape(f'{who}: {event.kind}')}[/] {escape(str(detail)) if detail else ''}")
+                self.console.print(f"[yellow]({escape(event.name.replace('_', ' '))})[/]")
+            else:  # fields a task hides from this party (a private choice) arrive as null: said to be hidden
+                self.console.print(f"[cyan]{escape(shown(event_line(event, self.party, partner)))}[/]")
         self.shown = len(observation.transcript)
         for note in observation.feedback:
             self.console.print(f"[yellow]{escape(str(note))}[/]")

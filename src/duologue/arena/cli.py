@@ -12,14 +12,15 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
+
+from duologue.core.terminal import CliConsole
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from duologue.arena.specs import AGENTS_FORMS, split_agent_specs
 
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
+console = CliConsole()
+errors = CliConsole(stderr=True, soft_wrap=True)
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:

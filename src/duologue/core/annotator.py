@@ -53,10 +53,14 @@ class Annotator(ABC):
     training_data: ClassVar[str | None] = None
     """For an annotator with a trained model: its training corpus, relative to the data root."""
 
+    model_file: ClassVar[str | None] = None
+    """For an annotator with a trained model: the file name training writes by default (in the
+    current folder; the model shipped inside the package is never overwritten)."""
+
     @classmethod
     def train(cls, data: Path, out: Path | None, *, seed: int, progress: Callable[[str, int, int], None] | None = None) -> str:
-        """Train the annotator's model on `data`, write it to `out` (default: the shipped model's
-        path), and say in one line what was trained. Annotators without a model cannot be trained."""
+        """Train the annotator's model on `data`, write it to `out` (required: the shipped model is
+        not written over), and say in one line what was trained. Annotators without a model cannot be trained."""
         raise NotImplementedError(f"the {cls.name} annotator has no model to train")
 
     @abstractmethod

@@ -33,6 +33,7 @@ from duologue.evaluation.agreement import Agreement, agreement_by_criterion
 from duologue.evaluation.correlation import Correlation, correlation_matrix, correlations
 from duologue.evaluation.frames import dialogue_frame, party_frame, ratings_frame
 from duologue.evaluation.report import Report, heatmap_figure, rating_distribution_figure
+from duologue.evaluation.tables import p_value
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -300,7 +301,7 @@ def stats_section(report: Report, stats: CorpusStats, title: str = "Corpus stati
 
 
 def correlation_rows(found: Sequence[Correlation]) -> list[list[object]]:
-    return [[group_name(c.group), column_label(c.x), column_label(c.y), c.n, c.r, c.low, c.high, c.p] for c in found]
+    return [[group_name(c.group), column_label(c.x), column_label(c.y), c.n, c.r, c.low, c.high, p_value(c.p)] for c in found]
 
 
 CORRELATION_COLUMNS = ["group", "x", "y", "n", "r", "95% low", "95% high", "p"]

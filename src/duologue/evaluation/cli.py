@@ -10,6 +10,7 @@ import back would be circular.
 
 from __future__ import annotations
 
+import json
 import sys
 from enum import Enum
 from pathlib import Path
@@ -24,6 +25,7 @@ from duologue.evaluation.tables import agreement_table, correlation_table, ratin
 if TYPE_CHECKING:  # only for types: typer runs on its own copy of click, the `click` package may be absent
     from typer import _click as click
 
+    from duologue.core.schema import Dialogue
     from duologue.core.spec import TaskSpec
 
 
@@ -59,8 +61,30 @@ def _check_report(report: Path | None) -> None:
         raise fail(problem, code=1)
 
 
-def _read(corpus: str, path: Path, skip_invalid: bool):
-    """The dialogues of PATH, or a clean exit (code 1) with the reason."""
+SkipAsideOption = Annotated[bool, typer.Option("--include-set-aside", help="Keep dialogues the platform set aside as too short to earn a code (left out by default).")]
+EXPORT_MANIFEST = "manifest.json"
+"""A platform export's manifest (`duologue.web.export`): its `set_aside` maps dialogue ids to reasons."""
+
+
+def set_aside_ids(path: Path, dialogues: Sequence["Dialogue"]) -> set[str]:
+    """Dialogues a platform export flagged as set aside: `meta.set_aside` in its jsonl, or the
+    manifest of the export PATH lies in (native files carry no flag of their own)."""
+    flagged = {d.id for d in dialogues if d.meta.get("set_aside")}
+    folder = path if path.is_dir() else path.parent
+    for candidate in [folder, *folder.parents][:4]:  # the export root is at most native/<corpus>/<setting>/ above a file
+        manifest = candidate / EXPORT_MANIFEST
+        if manifest.is_file():
+            try:
+                listed = json.loads(manifest.read_text(encoding="utf-8")).get("set_aside") or {}
+            except (OSError, ValueError, AttributeError):
+                break  # not an export's manifest
+            flagged |= {str(key) for key in listed} if isinstance(listed, dict) else set()
+            break
+    return flagged
+
+
+def _read(corpus: str, path: Path, skip_invalid: bool, include_set_aside: bool = False):
+    """The dialogues of PATH (without those set aside, unless asked), or a clean exit (code 1) with the reason."""
     from duologue.cli import fail, load
     from duologue.data.io import list_files
 
@@ -71,11 +95,17 @@ def _read(corpus: str, path: Path, skip_invalid: bool):
     result = load(corpus, path, skip_invalid=skip_invalid)
     if not result.dialogues:
         raise fail(f"{path}: no valid {corpus} dialogues to analyse", code=1)
-    if result.invalid:
-        from duologue.cli import errors
+    from duologue.cli import errors
 
+    if result.invalid:
         errors.print(f"[yellow]{result.invalid} invalid record(s) left out[/]")
-    return result.dialogues
+    aside = set() if include_set_aside else set_aside_ids(path, result.dialogues)
+    kept = [d for d in result.dialogues if d.id not in aside]
+    if len(kept) < len(result.dialogues):
+        errors.print(f"[yellow]{len(result.dialogues) - len(kept)} set-aside dialogue(s) left out (too short to earn a code; --include-set-aside keeps them)[/]")
+    if not kept:
+        raise fail(f"{path}: every dialogue was set aside; --include-set-aside analyses them", code=1)
+    return kept
 
 
 def _analyse(label: str, run: Callable):
@@ -173,6 +203,7 @@ def _task_command(spec: "TaskSpec") -> click.Command:
         bootstrap: BootstrapOption = 2000,
         seed: SeedOption = 0,
         skip_invalid: SkipOption = False,
+        include_set_aside: SkipAsideOption = False,
     ) -> None:
         from duologue.cli import fail
         from duologue.data.stats import stats_tables
@@ -181,7 +212,7 @@ def _task_command(spec: "TaskSpec") -> click.Command:
         if broken is not None:
             raise fail(broken)
         _check_report(report)
-        dialogues = _read(corpus, path, skip_invalid)
+        dialogues = _read(corpus, path, skip_invalid, include_set_aside)
         grouping = None if by is None else _split_by(by, [])
         analysis = _analyse(corpus, lambda: analyze(dialogues, by=grouping, bootstrap=bootstrap, seed=seed))
         quality = quality_of(dialogues, seed=seed)
@@ -208,6 +239,7 @@ def dialogues_command(
     bootstrap: BootstrapOption = 2000,
     seed: SeedOption = 0,
     skip_invalid: SkipOption = False,
+    include_set_aside: SkipAsideOption = False,
 ) -> None:
     """Any dialogues (self-play, platform exports, corpora): statistics, ratings, agreement, ratings vs outcomes."""
     from duologue.cli import OWN
@@ -216,7 +248,7 @@ def dialogues_command(
     from duologue.evaluation.values import add_quality, quality_of, quality_tables
 
     _check_report(report)
-    dialogues = _read(corpus or OWN, path, skip_invalid)
+    dialogues = _read(corpus or OWN, path, skip_invalid, include_set_aside)
     grouping = _split_by(by, []) if by is not None else None
     analysis = _analyse("dialogues", lambda: analyze_dialogues(dialogues, by=grouping, bootstrap=bootstrap, seed=seed))
     quality = quality_of(dialogues, seed=seed)

@@ -21,12 +21,14 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+
+from duologue.core.terminal import CliConsole
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
+console = CliConsole()
+errors = CliConsole(stderr=True, soft_wrap=True)
 
 
 def _fail(message: str, code: int) -> typer.Exit:

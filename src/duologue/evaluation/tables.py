@@ -9,6 +9,13 @@ def number(value: float | None, digits: int = 3) -> str:
     return "–" if value is None or value != value else f"{value:.{digits}f}"
 
 
+def p_value(p: float | None) -> str:
+    """A p-value as papers print it: three decimals, and `< 0.001` below that (never `0.000`)."""
+    if p is None or p != p:
+        return "–"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def interval(low: float | None, high: float | None) -> str:
     if low is None or high is None or low != low or high != high:
         return "–"
@@ -31,7 +38,7 @@ def correlation_table(title: str, found) -> Table:
     for column in ("group", "x", "y", "n", "r", "95% interval", "p"):
         table.add_column(column, justify="right" if column in ("n", "r", "p") else "left", no_wrap=column in ("r", "p", "n"))
     for c in found:
-        table.add_row(group_label(c.group), column_label(c.x), column_label(c.y), str(c.n), number(c.r), interval(c.low, c.high), number(c.p, 4))
+        table.add_row(group_label(c.group), column_label(c.x), column_label(c.y), str(c.n), number(c.r), interval(c.low, c.high), p_value(c.p))
     return table
 
 

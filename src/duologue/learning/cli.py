@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
+
+from duologue.core.terminal import CliConsole
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-errors = Console(stderr=True, soft_wrap=True)
+errors = CliConsole(stderr=True, soft_wrap=True)
 
 
 def train_policy_command(

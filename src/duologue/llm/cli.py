@@ -12,15 +12,16 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
+
+from duologue.core.terminal import CliConsole
 from rich.markup import escape
 
 from duologue.llm.settings import LLMError, LLMSettings, resolve_endpoint
 
 llm_app = typer.Typer(help="Language models: serve the local one, check an endpoint.", no_args_is_help=True)
 
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
+console = CliConsole()
+errors = CliConsole(stderr=True, soft_wrap=True)
 
 
 def _fail(message: str) -> typer.Exit:

@@ -7,7 +7,12 @@ What an export holds (the same layout in a folder and in a zip)::
     native/craigslist/craigslist.json    CraigslistBargain records (CoCoA event format)
     native/mutualfriends/mutualfriends.json
     native/duo/<setting>/<lang>/<id>.json  DUO records, one file per dialogue
+    participants.csv, participants.parquet  one row per participant (`duologue.web.participants`), when given
     manifest.json                        counts, files, and what the native files leave out
+
+Dialogues set aside as too short to earn a code (`set_aside`: dialogue id -> reason) stay in the
+export, flagged: `meta.set_aside` in `dialogues.jsonl` carries the reason, and the manifest lists
+them, so an analysis can leave them out (`duologue analyze` does by default).
 
 Native files are written by each corpus's own writer (`CorpusFormat.from_dialogue`, through
 `duologue.data.io.write_native`), chosen by the dialogue's task family, so each folder reads back
@@ -44,6 +49,16 @@ from duologue.tasks import CORPUS_FORMATS, corpus_format
 JSONL_NAME = "dialogues.jsonl"
 NATIVE_FOLDER = "native"
 MANIFEST_NAME = "manifest.json"
+PARTICIPANTS_NAME = "participants"
+"""`participants.csv` and `participants.parquet`."""
+
+
+@dataclass
+class ParticipantTable:
+    """The participant table to put beside the dialogues: its columns, in order, and its rows."""
+
+    columns: list[str]
+    rows: list[dict[str, Any]]
 
 
 @dataclass
@@ -71,6 +86,10 @@ class ExportReport:
     native: dict[str, NativeExport] = field(default_factory=dict)
     without_format: list[str] = field(default_factory=list)
     """Dialogue ids of tasks no corpus format writes (kept in the jsonl only)."""
+    set_aside: dict[str, str] = field(default_factory=dict)
+    """Dialogue id -> why it was set aside (too short to earn a code); flagged in the jsonl too."""
+    participants: list[str] = field(default_factory=list)
+    """The participant table's files, when one was written."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -88,6 +107,8 @@ class ExportReport:
                 for name, n in self.native.items()
             },
             "without_format": self.without_format,
+            "set_aside": self.set_aside,
+            "participants": self.participants,
             "note": (
                 "dialogues.jsonl holds everything; native/<corpus>/ holds what each corpus's own "
                 "format can carry. not_in_native counts ratings that only dialogues.jsonl keeps."
@@ -104,12 +125,29 @@ def formats_by_task() -> dict[str, CorpusFormat]:
     return found
 
 
-def export_folder(dialogues: Iterable[Dialogue], out: Path | str) -> ExportReport:
+def flag_set_aside(dialogues: Iterable[Dialogue], set_aside: dict[str, str]) -> list[Dialogue]:
+    """The dialogues, those set aside carrying the reason in `meta.set_aside` (copies; the stored ones are untouched)."""
+    return [d.model_copy(update={"meta": {**d.meta, "set_aside": set_aside[d.id]}}) if d.id in set_aside else d for d in dialogues]
+
+
+def write_participants(table: ParticipantTable, out: Path) -> list[str]:
+    """`participants.csv` and `participants.parquet` in `out`; their names."""
+    from duologue.web.participants import rows_csv, write_parquet
+
+    (out / f"{PARTICIPANTS_NAME}.csv").write_text(rows_csv(table.rows, table.columns), encoding="utf-8")
+    write_parquet(table.rows, table.columns, out / f"{PARTICIPANTS_NAME}.parquet")
+    return [f"{PARTICIPANTS_NAME}.csv", f"{PARTICIPANTS_NAME}.parquet"]
+
+
+def export_folder(dialogues: Iterable[Dialogue], out: Path | str, *, set_aside: dict[str, str] | None = None, participants: ParticipantTable | None = None) -> ExportReport:
     """Write the whole export into the folder `out` (created if needed) and return what was written."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    items = list(dialogues)
+    items = flag_set_aside(dialogues, set_aside or {})
     report = ExportReport(dialogues=len(items), ratings=sum(len(d.ratings) for d in items))
+    report.set_aside = {d.id: str(d.meta["set_aside"]) for d in items if "set_aside" in d.meta}
+    if participants is not None:
+        report.participants = write_participants(participants, out)
     report.per_task = dict(sorted(Counter(d.meta.get("task_id") or d.task for d in items).items()))
     write_dialogues(items, out / JSONL_NAME)
 
@@ -127,12 +165,12 @@ def export_folder(dialogues: Iterable[Dialogue], out: Path | str) -> ExportRepor
     return report
 
 
-def export_zip(dialogues: Iterable[Dialogue]) -> bytes:
+def export_zip(dialogues: Iterable[Dialogue], *, set_aside: dict[str, str] | None = None, participants: ParticipantTable | None = None) -> bytes:
     """The same export as one zip file, in memory (for an HTTP download)."""
     buffer = io.BytesIO()
     with tempfile.TemporaryDirectory(prefix="duologue-export-") as folder:
         root = Path(folder)
-        export_folder(dialogues, root)
+        export_folder(dialogues, root, set_aside=set_aside, participants=participants)
         with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             for path in sorted(p for p in root.rglob("*") if p.is_file()):
                 archive.write(path, path.relative_to(root).as_posix())
@@ -181,4 +219,4 @@ def _rating_key(rating: Rating) -> str:
     return f"{rating.rater_kind}:{rating.criterion}"
 
 
-__all__ = ["ExportReport", "NativeExport", "export_folder", "export_zip", "formats_by_task", "JSONL_NAME", "MANIFEST_NAME", "NATIVE_FOLDER"]
+__all__ = ["ExportReport", "NativeExport", "ParticipantTable", "PARTICIPANTS_NAME", "flag_set_aside", "export_folder", "export_zip", "formats_by_task", "JSONL_NAME", "MANIFEST_NAME", "NATIVE_FOLDER"]

@@ -296,3 +296,17 @@ def test_rule_agent_can_use_the_tagger_to_hear_questions_the_parser_misses():
     assert heard == {"rule": False, "rule:strategies": True}
     with pytest.raises(UnknownNameError, match="Did you mean 'strategies'"):
         make_agent("rule:strategy", task)
+
+
+def test_training_never_writes_over_the_shipped_model(fixtures: Path, tmp_path: Path, monkeypatch):
+    """`duologue train annotator strategies` once wrote its model into the installed package."""
+    before = DEFAULT_MODEL.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    data = str(fixtures / "casino" / "casino_strategies.json")
+    result = runner.invoke(app, ["train", "annotator", "strategies", "--data", data, "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert load_model(tmp_path / DEFAULT_MODEL.name).info["seed"] == 3  # the default: the current folder
+    refused = runner.invoke(app, ["train", "annotator", "strategies", "--data", data, "--out", str(DEFAULT_MODEL)])
+    assert refused.exit_code == 2 and "never written over" in refused.stderr
+    assert DEFAULT_MODEL.read_bytes() == before

@@ -1,4 +1,5 @@
-"""Deal or No Deal in chromium: a person plays the rule bot with the page's schema-driven controls.
+"""Deal or No Deal in chromium: a person plays the rule bot with the task's page widget (the
+schema-driven controls are played with widgets blocked in tests/web/browser/test_generic_controls.py).
 
 Skipped when playwright or the system chromium is missing (as the platform's own browser tests).
 """
@@ -38,15 +39,16 @@ def page(tmp_path_factory):
 def test_a_person_gives_the_bot_everything_and_both_choose_it(server, page, tmp_path):
     page.goto(f"{server}/study/deal-bot?participant=browser-1")
     page.wait_for_url(re.compile(r".*/chat/.*"))
-    expect(page.locator("#form-choose")).to_be_attached()
+    expect(page.locator("#choose-form")).to_be_attached()
     page.wait_for_function("() => !document.getElementById('say-input').disabled")
     page.locator("#say-input").fill("you can have everything")
     page.locator("#say-button").click()
     expect(page.locator("#transcript")).to_contain_text("deal")
     page.screenshot(path=str(tmp_path / "dealornodeal-chat.png"), full_page=True)
     for item in ("book", "hat", "ball"):  # take nothing: the partner gets the whole pool
-        page.select_option(f"#field-choose-mine-{item}", "0")
-    page.locator("#move-choose").click()
+        page.select_option(f"#choose-{item}", "0")
+    expect(page.locator("#choose-points")).to_have_text("0")
+    page.locator("#submit-choice").click()
     expect(page.locator("#end")).to_be_visible()
     page.screenshot(path=str(tmp_path / "dealornodeal-end.png"), full_page=True)
     token = page.url.rsplit("/", 1)[1]

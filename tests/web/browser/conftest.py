@@ -58,9 +58,23 @@ def browser_studies() -> list[Study]:
             study.task_options = {"utterances": 4}
     studies.append(Study(id="casino-people", title="CaSiNo (two people)", task="casino-v0", partners=[Partner(kind="human")]))
     studies.append(Study(id="mutualfriends-people", title="MutualFriends (two people)", task="mutualfriends-v0", partners=[Partner(kind="human")]))
+    studies.append(Study(id="dealornodeal-people", title="Deal or No Deal (two people)", task="dealornodeal-v0", partners=[Partner(kind="human")]))
+    studies.append(collection_study())
     # seed 0 draws 4 attributes and 12 friends: the widest MutualFriends page
     studies.append(Study(id="mutualfriends-wide", title="MutualFriends (4 attributes)", task="mutualfriends-v0", scenarios=Scenarios(pool=1, seed=0), partners=[Partner(kind="bot", agent="rule")], bot_wait_seconds=0.5))
     return studies
+
+
+def collection_study() -> Study:
+    """CaSiNo's shipped collection protocol (consent, instructions, a check, three surveys), paired with the rule bot."""
+    import yaml
+
+    from duologue.tasks import spec
+    from duologue.web.study import parse_studies
+
+    shipped = spec("casino-v0").resource("protocol", "study.yaml")
+    (study,) = parse_studies(yaml.safe_load(shipped.read_text(encoding="utf-8")), source="casino protocol/study.yaml")
+    return study.model_copy(update={"partners": [Partner(kind="bot", agent="rule")], "bot_wait_seconds": 1.0})
 
 
 @contextmanager

@@ -99,3 +99,11 @@ def test_a_chromium_that_is_not_a_browser_is_a_message_not_a_traceback(tmp_path)
     fake.write_text("not a browser\n")
     result = CliRunner().invoke(cli, ["pilot", "casino", "-n", "1", "--chromium", str(fake)])
     assert result.exit_code == 2 and "did not start" in result.output and "Traceback" not in result.output
+
+
+def test_the_pilot_prints_json_when_asked():
+    result = CliRunner().invoke(cli, ["pilot", "dealornodeal", "-n", "1", "--bot-wait", "0.5", "--json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    (person,) = shown["participants"]
+    assert shown["study"] == "dealornodeal" and shown["dialogues"] == 1 and person["error"] is None and len(person["code"]) == 14

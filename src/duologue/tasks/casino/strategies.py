@@ -317,15 +317,17 @@ class StrategyAnnotator(Annotator):
     layer = STRATEGY_LAYER
     source = f"duologue.strategies-v{MODEL_VERSION}"
     training_data = "casino/split/casino_train.json"
+    model_file = DEFAULT_MODEL.name
 
     @classmethod
     def train(cls, data: Path, out: Path | None, *, seed: int, progress: Callable[[str, int, int], None] | None = None) -> str:
         """Fit the linear tagger on a CaSiNo file's annotated dialogues (`duologue train annotator strategies`)."""
         from duologue.tasks.casino.strategy_training import train as train_tagger
 
-        target = out or DEFAULT_MODEL
-        model = train_tagger(data, target, seed=seed, progress=progress)
-        return f"wrote {target}: {model.info['trained_on']}, {model.space.size} features"
+        if out is None:
+            raise ValueError("give the model file to write (the shipped model is never written over)")
+        model = train_tagger(data, out, seed=seed, progress=progress)
+        return f"wrote {out}: {model.info['trained_on']}, {model.space.size} features"
 
     def __init__(self, model: StrategyModel | Path | str | None = None) -> None:
         if isinstance(model, StrategyModel):

@@ -179,6 +179,7 @@ class DealOrNoDealTask(Task):
         ),
         corpus="dealornodeal",
         resources="duologue.tasks.dealornodeal",
+        widget="choose.js",
     )
     default_max_turns = 22
     agents = {"rule": "duologue.tasks.dealornodeal.agents:DealRuleAgent", "modular": "duologue.tasks.dealornodeal.modular:DealModularAgent"}

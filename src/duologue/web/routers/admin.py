@@ -16,7 +16,9 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
 from duologue.web.app import page, platform
+from duologue.web.completion_codes import normalise_code
 from duologue.web.export import export_zip
+from duologue.web.participants import export_extras
 from duologue.web.protocol import file_fields, progress_of
 from duologue.web.routers.ratings import pool
 from duologue.web.study import Study, StudyError, parse_studies
@@ -90,12 +92,16 @@ def when(stamp: float | None) -> str:
 
 
 def dialogue_rows(state, limit: int = 200) -> list[dict[str, Any]]:
-    """The newest dialogues with who sat in them and when they started and ended."""
+    """The newest dialogues with who sat in them, when they started and ended, and why one was set aside."""
     rows = []
-    for info in list(reversed(state.storage.dialogues()))[:limit]:
+    newest = list(reversed(state.storage.dialogues()))[:limit]
+    set_aside: dict[str, str] = {}
+    for study_id in {info.study_id for info in newest}:
+        set_aside.update(state.storage.set_aside(study_id))
+    for info in newest:
         seats = state.storage.seats(info.id)
         people = ", ".join(s.participant_id or s.agent or s.kind for s in seats)
-        rows.append({"info": info, "people": people, "started": when(info.created_at), "ended": when(info.finished_at)})
+        rows.append({"info": info, "people": people, "started": when(info.created_at), "ended": when(info.finished_at), "set_aside": set_aside.get(info.id, "")})
     return rows
 
 
@@ -116,9 +122,9 @@ def completion_codes(state) -> list[dict[str, str]]:
 
 
 def check_code(state, code: str) -> list[dict[str, str]]:
-    """The rows a pasted code matches (case and surrounding spaces ignored); empty: not a code of ours."""
-    wanted = code.strip().upper()
-    return [row for row in completion_codes(state) if wanted and row["code"].upper() == wanted]
+    """The rows a pasted code matches (case, dashes and spaces ignored); empty: not a code of ours."""
+    wanted = normalise_code(code)
+    return [row for row in completion_codes(state) if wanted and normalise_code(row["code"]) == wanted]
 
 
 def _dashboard(request: Request, *, study_text: str = "", study_errors: list[str] | None = None, status_code: int = 200):
@@ -179,7 +185,10 @@ async def dialogue_page(request: Request, dialogue_id: str):
     if dialogue is None or info is None:
         raise HTTPException(404, "no such dialogue")
     events = [{"who": e.party or "system", "kind": e.kind, "text": event_text(e), "time": when(e.time) if e.time and e.time > 1e9 else (f"{e.time:.1f} s" if e.time is not None else "")} for e in dialogue.events]
-    context = {"dialogue": dialogue, "info": info, "seats": state.storage.seats(dialogue_id), "yaml": yaml, "events": events, "started": when(info.created_at), "ended": when(info.finished_at)}
+    context = {
+        "dialogue": dialogue, "info": info, "seats": state.storage.seats(dialogue_id), "yaml": yaml, "events": events, "started": when(info.created_at), "ended": when(info.finished_at),
+        "set_aside": state.storage.set_aside(info.study_id).get(dialogue_id, ""),
+    }
     return page(request, "admin_dialogue.html", context)
 
 
@@ -208,8 +217,11 @@ async def export(request: Request, study: str | None = None, status: str = "fini
         state.study(study)
     if status not in ("finished", "all"):
         raise HTTPException(422, "status is `finished` or `all`")
-    dialogues = list(state.storage.iter_dialogues(study_id=study, status=None if status == "all" else "finished"))
-    data = export_zip(dialogues)
+    wanted = "finished" if status == "finished" else None
+    chosen = [state.study(study)] if study is not None else list(state.studies.values())
+    set_aside, participants = await state.storage.run(export_extras, chosen, state.storage, progress_of(state))
+    dialogues = list(state.storage.iter_dialogues(study_id=study, status=wanted))  # every stored study's, known now or not
+    data = export_zip(dialogues, set_aside=set_aside, participants=participants)
     name = f"duologue-export-{study or 'all'}-{time.strftime('%Y%m%d-%H%M%S')}.zip"
     return Response(data, media_type="application/zip", headers={"Content-Disposition": f'attachment; filename="{name}"'})
 

@@ -131,7 +131,9 @@
     if (state.seconds_left !== null && state.seconds_left !== undefined) deadline = Date.now() + state.seconds_left * 1000;
     else deadline = null;
     var left = $("turns-left");
-    left.textContent = !state.done && state.turns_left !== null && state.turns_left !== undefined ? state.turns_left + (state.turns_left === 1 ? " move left" : " moves left") : "";
+    // moves left mean something while one may still talk; a person whose only move is a closing one (a private choice) has one
+    var closing = state.legal.length > 0 && !can("say");
+    left.textContent = state.done || state.turns_left === null || state.turns_left === undefined ? "" : (closing ? "Your move" : state.turns_left + (state.turns_left === 1 ? " move left" : " moves left"));
     tick();
   }
 
@@ -161,7 +163,7 @@
     var done = state.done;
     $("say-input").disabled = done || !can("say");
     $("say-button").disabled = done || !can("say");
-    $("say-input").placeholder = can("say") ? "Type a message…" : (done ? "The dialogue is over." : "Wait for your partner…");
+    $("say-input").placeholder = can("say") ? "Type a message…" : (done ? "The dialogue is over." : (state.legal.length ? "Chat is closed: see below." : "Wait for your partner…"));
     var box = $("actions"); box.textContent = "";
     if (!done) {
       var handled = (hook("controls") && hook("controls")(box, api)) || [];

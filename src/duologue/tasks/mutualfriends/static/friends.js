@@ -23,7 +23,7 @@
       var picked = selected.indexOf(JSON.stringify(r.item)) >= 0;
       var b = el("button", { type: "button", class: "secondary select-friend", "data-row": String(r.i), "aria-label": "Select " + friendText(r.item), text: "Select", onclick: function () { api.move({ kind: "select", item: r.item }); } });
       if (state.done || !api.can("select")) b.disabled = true;
-      return el("tr", { class: picked ? "picked" : "" }, [el("td", { class: "pick" }, [b])].concat(cols.map(function (c) { return el("td", { text: String(r.item[c]) }); })));
+      return el("tr", { class: picked ? "picked" : "" }, [el("td", { class: "pick" }, [b])].concat(cols.map(function (c) { return el("td", { text: String(r.item[c]), "data-label": c }); })));
     });
     wrap.textContent = "";
     wrap.appendChild(el("table", { class: "friends" }, [el("caption", { class: "visually-hidden", text: "Your friends" }), el("thead", {}, [head]), el("tbody", {}, body)]));
