@@ -210,7 +210,7 @@ class Contestant:
         target = self.spec.partition(":")[2] or None
         probe = LLMAgent(target, settings=self.settings)
         endpoint = probe.endpoint
-        identity = {"endpoint": _public_url(endpoint.base_url), "model": endpoint.model}
+        identity = {"endpoint": _public_url(endpoint.base_url), "model": endpoint.model, "extra_body": self.settings.extra_body}
         cache = CachedClient(self.cache_folder, identity, lambda: self._connect(endpoint))
         self.caches.append(cache)
         agent = LLMAgent(target, settings=self.settings, client=cache)
@@ -238,7 +238,8 @@ class Contestant:
         return {
             "spec": self.spec, "kind": "llm", "model": agent.endpoint.model, "endpoint": _public_url(agent.endpoint.base_url),
             "prompt_sha256": prompts,
-            "sampling": {"temperature": agent.temperature, "max_tokens": agent.max_tokens, "repairs": agent.repairs, "say_max_chars": agent.say_max_chars, "seed": "per episode"},
+            "sampling": {"temperature": agent.temperature, "max_tokens": agent.max_tokens, "repairs": agent.repairs, "say_max_chars": agent.say_max_chars,
+                         "extra_body": self.settings.extra_body, "seed": "per episode"},
         }
 
     @property
