@@ -230,6 +230,8 @@ def test_the_local_model_on_three_tasks_and_its_rerun_from_the_cache(data, tmp_p
     second_seconds = time.perf_counter() - started
     assert second.exit_code == 0, second.output
     assert summary_of(out)["run"]["cache_hits"] == asked and summary_of(out)["run"]["cache_misses"] == 0
-    assert rows_of(out) == [json.loads(line) for line in (tmp_path / "first.jsonl").read_text().splitlines()] != []
+    before = [json.loads(line) for line in (tmp_path / "first.jsonl").read_text().splitlines()]
+    assert [{**r, "cache_hits": 0} for r in rows_of(out)] == [{**r, "cache_hits": 0} for r in before] != []  # the same episodes, replayed from the cache
+    assert sum(r["cache_hits"] for r in rows_of(out)) == asked and sum(r["cache_hits"] for r in before) == 0
     with capsys.disabled():
         print(f"\nbench llm:local rule, 3 tasks x 1 instance: {first_seconds:.1f} s, rerun from the cache {second_seconds:.1f} s ({second_seconds / first_seconds:.1%})")

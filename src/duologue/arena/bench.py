@@ -57,6 +57,8 @@ from duologue.llm.settings import LLMSettings
 SET_FOLDER = "bench"
 """The folder of a task's resource package that holds its instance sets (`<task id>.json`)."""
 RESULTS, RUN, CACHE = "results.jsonl", "run.json", "cache"
+PREVIOUS = "results.previous.jsonl"
+"""Where `fresh` moves the results it replaces."""
 OPPONENTS = ("people", "baseline", "self")
 MAX_ILLEGAL_RATE = 0.5
 MIN_EPISODES = 3
@@ -414,8 +416,9 @@ def check_pins(out: Path, pins: dict[str, Any]) -> None:
         known = stored.setdefault(section, {})
         for name, value in values.items():
             if name in known and known[name] != value:
+                what = name if section == "models" else f"{section} {name!r}"
                 raise BenchError(
-                    f"{out} holds results of {name} with another setup ({RUN} pins {json.dumps(known[name], sort_keys=True)}; "
+                    f"{out} holds results of {what} with another setup ({RUN} pins {json.dumps(known[name], sort_keys=True)}; "
                     f"now {json.dumps(value, sort_keys=True)}): write this run to another --out"
                 )
             known[name] = value
@@ -483,7 +486,7 @@ def run_bench(config: BenchConfig, progress: Progress | None = None) -> Iterator
     )
     results = config.out / RESULTS
     if config.fresh and results.exists():
-        results.unlink()
+        results.replace(results.with_name(PREVIOUS))  # kept until the next fresh run
     drop_partial_last_line(results)
     done, stops = read_results(results)
     plans = {t: matches(tasks.make(t), dialogues, config.baseline) for t, (_, dialogues) in chosen.items()}
