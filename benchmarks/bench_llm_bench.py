@@ -8,7 +8,10 @@ instance set: opposite the people's replayed scripts, opposite the rule baseline
 itself, in both seats. Then it plays the same run again with `fresh` (every episode replayed, every
 LLM reply from the cache in the output folder) and prints the table, the cache's hits and the two
 wall times. SmolLM2-135M is tiny: its figures show that the harness works, not what a model can do.
-Last, it prints the command that runs the same bench on your own endpoint. Exits cleanly when the
+Then the judge, measured the same way: on each task with a party questionnaire (CaSiNo), the local
+model predicts each negotiator's own answers on the first `--judge` dialogues of the task's instance
+set, and its agreement with the people is printed per question (`duologue judge --people`).
+Last, it prints the commands that run the same on your own endpoint. Exits cleanly when the
 corpora (`$DUOLOGUE_DATA`, default `../shared/data`) or the local model are absent.
 """
 
@@ -28,7 +31,8 @@ from duologue.llm.server import local_model_problem
 ENDPOINT_COMMAND = (
     "DUOLOGUE_LLM_ALIASES='{{\"lab\": \"http://your-host:8000/v1\"}}' DUOLOGUE_LLM_API_KEY=... \\\n"
     "  duologue bench llm:lab/your-model rule --tasks {tasks} --limit 20 --out bench-out \\\n"
-    "  --prices prices.json   # prices.json: {{\"llm:lab/your-model\": {{\"input\": 0.15, \"output\": 0.6}}}} (USD per 1M tokens)"
+    "  --prices prices.json   # prices.json: {{\"llm:lab/your-model\": {{\"input\": 0.15, \"output\": 0.6}}}} (USD per 1M tokens)\n"
+    "duologue judge PATH/casino_valid.json --corpus casino --people --llm lab/your-model   # the judge against people's own answers"
 )
 
 
@@ -40,12 +44,37 @@ def run(config: bench.BenchConfig) -> tuple[bench.Progress, float]:
     return progress, time.perf_counter() - started
 
 
+def judge_people(task_ids: list[str], root: Path, dialogues: int, console: Console) -> None:
+    """The local model predicting people's own answers, on each task that has a party questionnaire."""
+    from duologue.evaluation.judge import Judge
+    from duologue.evaluation.judge_people import judge_parties, party_items, people_agreement
+    from duologue.evaluation.judge_people_cli import people_table
+    from duologue.llm.client import ChatClient
+    from duologue.llm.server import shared_local_server
+    from duologue.llm.settings import Endpoint, LLMSettings, resolve_endpoint
+
+    local = resolve_endpoint("local", LLMSettings())
+    client = ChatClient.from_endpoint(Endpoint(shared_local_server().url, local.model), LLMSettings())
+    for task_id in task_ids:
+        items = party_items(task_id)
+        if not items:
+            continue
+        chosen = bench.load_instance_set(task_id)
+        judge = Judge(client, items=items, reason_chars=0)
+        started = time.perf_counter()
+        judged = list(judge_parties(bench.instance_dialogues(chosen, root, dialogues), judge))
+        seconds = time.perf_counter() - started
+        results = [people_agreement(judged, item.name, judge_id=judge.judge_id) for item in items]
+        console.print(people_table(results, f"{judge.judge_id} predicting the people's own answers on {len(judged)} {task_id} dialogues ({seconds:.0f} s)"))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default="casino-v0,craigslist-v0,dealornodeal-v0")
     parser.add_argument("--limit", type=int, default=1)
     parser.add_argument("--max-turns", type=int, default=4)
     parser.add_argument("--out", type=Path, help="Output folder (default: a new temporary one).")
+    parser.add_argument("--judge", type=int, default=6, help="Dialogues the judge reads per task with a party questionnaire (0: none).")
     args = parser.parse_args()
     console = Console(width=200)
     root = bench.default_data_root()
@@ -72,7 +101,9 @@ def main() -> int:
         f"rerun: {rerun['played']} episodes, {rerun['cache_hits']} replies from the cache, {rerun['cache_misses']} calls, {again_seconds:.1f} s "
         f"({again_seconds / first_seconds:.1%} of the first)"
     )
-    console.print(f"results, leaderboard and cache in {out}")
+    console.print(f"results and cache in {out}")
+    if args.judge:
+        judge_people(task_ids, root, args.judge, console)
     console.print("\nOn your own OpenAI-compatible endpoint (aliases, keys and settings: docs' LLM page):")
     console.print(ENDPOINT_COMMAND.format(tasks=",".join(task_ids)), markup=False, highlight=False)
     return 0
