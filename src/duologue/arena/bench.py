@@ -212,12 +212,19 @@ class Contestant:
         target = self.spec.partition(":")[2] or None
         probe = LLMAgent(target, settings=self.settings)
         endpoint = probe.endpoint
-        identity = {"endpoint": _public_url(endpoint.base_url), "model": endpoint.model, "extra_body": self.settings.extra_body}
+        identity = {**self._where(endpoint), "extra_body": self.settings.extra_body}
         cache = CachedClient(self.cache_folder, identity, lambda: self._connect(endpoint))
         self.caches.append(cache)
         agent = LLMAgent(target, settings=self.settings, client=cache)
         agent.name = self.spec
         return agent
+
+    def _where(self, endpoint: Any) -> dict[str, Any]:
+        """The endpoint and model as the cache and the pins name them (the embedded server by its model file, not its port)."""
+        where = {"endpoint": _public_url(endpoint.base_url), "model": endpoint.model}
+        if endpoint.managed_local and self.settings.local_model is not None:
+            where["local_model"] = str(self.settings.local_model)
+        return where
 
     def _connect(self, endpoint: Any) -> Any:
         from duologue.agents.llm import shared_client
@@ -238,7 +245,7 @@ class Contestant:
             texts = [load_template(name, tasks.spec(task_id))[0].template for name in ("system", "turn", "repair")]
             prompts[task_id] = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:16]
         return {
-            "spec": self.spec, "kind": "llm", "model": agent.endpoint.model, "endpoint": _public_url(agent.endpoint.base_url),
+            "spec": self.spec, "kind": "llm", **self._where(agent.endpoint),
             "prompt_sha256": prompts,
             "sampling": {"temperature": agent.temperature, "max_tokens": agent.max_tokens, "repairs": agent.repairs, "say_max_chars": agent.say_max_chars,
                          "extra_body": self.settings.extra_body, "seed": "per episode"},
