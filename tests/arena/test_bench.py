@@ -154,6 +154,16 @@ def test_rule_on_three_tasks_writes_rows_summary_and_leaderboard_and_resumes(dat
     assert rows_of(out) == rows  # same seeds, same episodes
 
 
+def test_a_folder_holding_something_else_is_refused_and_left_as_it_was(data, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / bench.RESULTS).write_text('{"episode": 1, "agents": ["rule", "rule"]}\n{"episode": 2')
+    result = runner.invoke(app, ["bench", "rule", "--tasks", "casino-v0", "--limit", "1", "--out", str(out)])
+    assert result.exit_code == 2 and "results.jsonl:1: not a bench result" in " ".join(result.output.split())
+    assert sorted(p.name for p in out.iterdir()) == [bench.RESULTS]
+    assert (out / bench.RESULTS).read_text() == '{"episode": 1, "agents": ["rule", "rule"]}\n{"episode": 2'
+
+
 def test_a_model_that_makes_only_illegal_moves_is_stopped_early_with_the_reason(data, tmp_path, garbage):
     out = tmp_path / "out"
     result = runner.invoke(app, ["bench", "llm:garbage", "--tasks", "casino-v0", "--limit", "3", "--min-episodes", "3", "--out", str(out)])

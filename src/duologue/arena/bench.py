@@ -394,14 +394,17 @@ class BenchConfig:
 
 
 def read_results(path: Path) -> tuple[dict[str, BenchRow], dict[str, StopRow]]:
-    """Episode rows and stops already written, by key (`drop_partial_last_line` first cuts a line left unfinished by an interruption)."""
+    """Episode rows and stops already written, by key. A last line without its newline that does not
+    read (an interruption cut it) is left out; any other line that is not a result is refused."""
     rows: dict[str, BenchRow] = {}
     stops: dict[str, StopRow] = {}
     if not path.exists():
         return rows, stops
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        cut = number == len(lines)  # the text after the last newline
         try:
             data = json.loads(line)
             if data.get("record") == "stop":
@@ -411,6 +414,8 @@ def read_results(path: Path) -> tuple[dict[str, BenchRow], dict[str, StopRow]]:
                 row = BenchRow.model_validate(data)
                 rows[row.key] = row
         except (ValueError, ValidationError, AttributeError):
+            if cut:
+                continue
             raise BenchError(f"{path}:{number}: not a bench result; write this run to another --out") from None
     return rows, stops
 
@@ -483,6 +488,8 @@ def run_bench(config: BenchConfig, progress: Progress | None = None) -> Iterator
     chosen = plan(config)
     contestants = [Contestant(spec, config.out / CACHE) for spec in config.models]
     progress.contestants = contestants
+    results = config.out / RESULTS
+    done, stops = read_results(results)  # a folder holding something else is refused before anything is written there
     check_pins(
         config.out,
         {
@@ -491,11 +498,10 @@ def run_bench(config: BenchConfig, progress: Progress | None = None) -> Iterator
             "settings": {"play": {"baseline": config.baseline, "seed": config.seed, "max_turns": config.max_turns}},
         },
     )
-    results = config.out / RESULTS
     if config.fresh and results.exists():
         results.replace(results.with_name(PREVIOUS))  # kept until the next fresh run
+        done, stops = {}, {}
     drop_partial_last_line(results)
-    done, stops = read_results(results)
     plans = {t: matches(tasks.make(t), dialogues, config.baseline) for t, (_, dialogues) in chosen.items()}
     progress.total = sum(len(m) for m in plans.values()) * len(contestants)
     with results.open("a", encoding="utf-8") as handle:
