@@ -87,7 +87,7 @@ def write_leaderboard(path: Path, found: list[Standing], pins: dict) -> Path:
             for s in found
             if s.task == task_id
         ]
-        section.table(["opponent", "model", "episodes", *labels.values(), "stopped"], rows)
+        section.table(["opponent", "model", "n (episode seats)", *labels.values(), "stopped"], rows)
     pinned = report.section("What was measured")
     pinned.text("Each model's name, endpoint, prompt hash and sampling settings, as pinned in run.json.")
     pinned.table(["model", "pinned"], [[spec, json.dumps(pin, sort_keys=True)] for spec, pin in pins.get("models", {}).items()])
