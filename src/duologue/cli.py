@@ -665,6 +665,9 @@ app.command("tournament", context_settings=AGENT_LIST_COMMAND)(tournament_comman
 from duologue.arena.replay_cli import replay_command  # noqa: E402  (replays against people live with the arena)
 
 app.command("replay")(replay_command)
+from duologue.evaluation.bench_cli import bench_command  # noqa: E402  (the model benchmark lives with evaluation: it writes the leaderboard)
+
+app.command("bench")(bench_command)
 from duologue.web.study_cli import pilot_command, study_app  # noqa: E402  (crowd studies live with the platform)
 
 app.add_typer(study_app, name="study")

@@ -189,10 +189,16 @@ def first_mover(dialogue: Dialogue) -> str | None:
     return next((e.party for e in dialogue.events if e.party is not None), None)
 
 
-def replay_one(source: Dialogue, task_id: str, agent_spec: str, seat: str, *, seed: int = 0, number: int = 0) -> Dialogue:
-    """Play the agent in `seat` against the script of the other party of `source`."""
+def replay_one(
+    source: Dialogue, task_id: str, agent_spec: str, seat: str, *, seed: int = 0, number: int = 0, agent: Agent | None = None, max_turns: int | None = None
+) -> Dialogue:
+    """Play the agent in `seat` against the script of the other party of `source`.
+
+    agent: a ready agent to seat (its spec is still `agent_spec`), e.g. one whose replies are cached.
+    max_turns: the task's turn limit (default: the task's own)."""
     first = first_mover(source)
-    task = tasks.make(task_id, first=first) if first is not None else tasks.make(task_id)
+    options: dict[str, Any] = {"max_turns": max_turns} if max_turns is not None else {}
+    task = tasks.make(task_id, first=first, **options) if first is not None else tasks.make(task_id, **options)
     strangers = sorted({e.party for e in source.events if e.party is not None} - set(task.party_ids))
     if strangers:  # a --task of another corpus
         raise ReplayError(f"dialogue {source.id} cannot be played as {task_id}: its parties {strangers} are not {task_id}'s ({', '.join(task.party_ids)})")
@@ -200,7 +206,7 @@ def replay_one(source: Dialogue, task_id: str, agent_spec: str, seat: str, *, se
         raise ReplayError(f"seat {seat!r} is not a party of {task_id} (parties: {', '.join(task.party_ids)})")
     other = task.other(seat)
     script = PersonScript(source, other)
-    agents = {seat: make_agent(agent_spec, task), other: script}
+    agents = {seat: agent if agent is not None else make_agent(agent_spec, task), other: script}
     played = play_episode(task, agents, seed=episode_seed(seed, number), scenario=source)
     human = task.judge(source)
     played.meta.update(
@@ -238,6 +244,12 @@ class ReplayRow(Model):
     human_surplus: float | None = None
 
 
+def pareto_share(task: Task, dialogue: Dialogue) -> float | None:
+    """The episode's Pareto figure: its first episode metric whose name holds `pareto` (None where none applies)."""
+    figures = task.episode_metrics(dialogue)
+    return next((v for k, v in figures.items() if "pareto" in k and v is not None), None)
+
+
 def replay_row(played: Dialogue, source: Dialogue, task: Task) -> ReplayRow:
     info = played.meta["replay"]
     seat = info["seat"]  # type: ignore[index]
@@ -245,8 +257,7 @@ def replay_row(played: Dialogue, source: Dialogue, task: Task) -> ReplayRow:
     human = task.judge(source)
 
     def pareto(dialogue: Dialogue) -> float | None:
-        figures = task.episode_metrics(dialogue)
-        return next((v for k, v in figures.items() if "pareto" in k and v is not None), None)
+        return pareto_share(task, dialogue)
 
     agreed = bool(outcome.agreed)
     ended_by = played.events[-1].kind if played.events else ""
@@ -254,8 +265,8 @@ def replay_row(played: Dialogue, source: Dialogue, task: Task) -> ReplayRow:
         source=source.id,
         seat=seat,
         agreement=float(agreed),
-        agent_score=_score(outcome, seat),
-        human_score=_score(human, seat),
+        agent_score=score_of(outcome, seat),
+        human_score=score_of(human, seat),
         pareto=pareto(played) if agreed else None,
         walk_away=float(actions.KIND_OF_EVENT.get(ended_by, ended_by) in LEAVE_KINDS),
         stuck=float(bool(info["script_exhausted"]) and not agreed),  # type: ignore[index]
@@ -278,7 +289,7 @@ def _value_figures(task: Task, dialogue: Dialogue, outcome: Any, prefix: str, se
     return {f"{prefix}frontier_distance": figures.get("frontier_distance"), f"{prefix}surplus": figures.get(f"surplus_{seat}")}
 
 
-def _score(outcome, party: str) -> float | None:
+def score_of(outcome, party: str) -> float | None:
     """The party's score; an episode without a deal that the task leaves unscored counts 0."""
     score = outcome.scores.get(party)
     if score is None and outcome.agreed is False:

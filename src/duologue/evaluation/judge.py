@@ -447,10 +447,11 @@ class Judge:
 
     # ------------------------------------------------------------------ rating
 
-    def rate(self, dialogue: Dialogue) -> JudgeResult:
-        """Rate one dialogue on each item that applies to it. Raises `LLMError` when the endpoint fails."""
+    def rate(self, dialogue: Dialogue, *, party: str | None = None) -> JudgeResult:
+        """Rate one dialogue on each item that applies to it: about `party` when given, else about
+        `rated_party` (the bot, or the whole dialogue). Raises `LLMError` when the endpoint fails."""
         started = time.perf_counter()
-        target = rated_party(dialogue)
+        target = party if party is not None else rated_party(dialogue)
         result = JudgeResult(dialogue_id=dialogue.id, target=target)
         items = self.items_for(dialogue)
         if items:

@@ -126,6 +126,7 @@ def judge_command(
     reason_chars: Annotated[int, typer.Option(min=0, help="Longest reason asked for; 0 asks for scores only (faster).")] = 200,
     bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples for the agreement intervals.")] = 1000,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Read the valid records and skip broken ones.")] = False,
+    people: Annotated[bool, typer.Option("--people", help="Predict each party's own answers to the task's party questionnaire (CaSiNo's satisfaction and liking) and report agreement with them.")] = False,
 ) -> None:
     """Rate transcripts with an LLM judge on DUO's items, and report its agreement with human raters."""
     from duologue.cli import load
@@ -145,11 +146,17 @@ def judge_command(
         raise _fail(f"--out {problem}", 2)  # before the model is asked anything
     wanted = _split(criteria)
     try:
-        items = duo_items(criteria=wanted)
+        items = duo_items(criteria=wanted) if not people else []
     except ValueError as error:
         raise _fail(str(error), 2) from None
 
     dialogues = load(corpus or _default_corpus(path), path, skip_invalid=skip_invalid).dialogues
+    if people:
+        from duologue.evaluation.judge_people_cli import judge_people
+
+        judge_people(dialogues[:limit], corpus or _default_corpus(path), wanted, client=lambda: _client(llm, base_url, model), judge_id=judge_id, mode=mode, attempts=attempts,
+                     reason_chars=reason_chars, bootstrap=bootstrap, as_json=output_format == "json", out=out)
+        return
     if rated_only:
         dialogues = [d for d in dialogues if _has_third_party(d, wanted)]
     if limit is not None:
