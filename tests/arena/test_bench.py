@@ -143,6 +143,7 @@ def test_rule_on_three_tasks_writes_rows_summary_and_leaderboard_and_resumes(dat
     casino = next(s for s in standings if s["task"] == "casino-v0" and s["opponent"] == "people")
     assert set(casino["figures"]) >= {"agreement", "score", "person_score", "score_vs_person", "pareto", "illegal_rate"}
     assert casino["figures"]["agreement"]["low"] <= casino["figures"]["agreement"]["mean"] <= casino["figures"]["agreement"]["high"]
+    assert all(isinstance(r["extra"]["frontier_distance"], float) for r in rows if r["task"] == "casino-v0")  # from the declared values
 
     # an interruption: the last rows lost and a line cut in half; the rerun plays only what is missing
     lines = (out / bench.RESULTS).read_text().splitlines(keepends=True)

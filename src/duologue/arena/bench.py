@@ -64,11 +64,25 @@ MAX_ILLEGAL_RATE = 0.5
 MIN_EPISODES = 3
 
 EpisodeFigure = Callable[[Task, Dialogue, str], "float | None"]
-EPISODE_FIGURES: dict[str, EpisodeFigure] = {}
-"""More per-episode figures of the model's seat, by name: `(task, played dialogue, seat) -> value`.
-Each registered figure is written on every result row (under `extra`) and summarised like the
-others. This is where a task-value metric plugs in, e.g. the distance of the deal to the Pareto
-frontier once tasks declare their values: `EPISODE_FIGURES["frontier_distance"] = ...`."""
+def _value_figure(name: str) -> EpisodeFigure:
+    """A figure of the task's declared values (`Task.value_figures`): `frontier_distance` of the deal,
+    or the seat's own `surplus` over its walk-away; None for a task without values."""
+
+    def figure(task: Task, played: Dialogue, seat: str) -> float | None:
+        try:
+            figures = task.value_figures(played, played.outcome or task.judge(played))
+        except (KeyError, TypeError, ValueError):
+            return None  # a deal the values cannot read
+        return figures.get(f"surplus_{seat}" if name == "surplus" else name)
+
+    return figure
+
+
+EPISODE_FIGURES: dict[str, EpisodeFigure] = {"frontier_distance": _value_figure("frontier_distance"), "surplus": _value_figure("surplus")}
+"""Per-episode figures of the model's seat beyond the fixed ones, by name: `(task, played dialogue,
+seat) -> value`. Each is written on every result row (under `extra`) and summarised like the
+others; by default the deal's distance to the Pareto frontier and the seat's surplus over its
+walk-away, from the task's declared values (None for a task without them)."""
 
 
 class BenchError(ValueError):
