@@ -494,6 +494,13 @@ class Storage:
                 rows = connection.execute(query).all()
         return [(Seat(*row[:seat_width]), DialogueInfo(*row[seat_width:])) for row in rows]
 
+    def seated_participants(self, study_id: str) -> set[str]:
+        """Every person seated in one of a study's dialogues, whatever became of it (they are paid
+        for their dialogue, never for waiting)."""
+        query = select(SeatRow.participant_id).join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id).where(DialogueRow.study_id == study_id, SeatRow.participant_id.is_not(None)).distinct()
+        with self.reader.connect() as connection:
+            return {participant for (participant,) in connection.execute(query)}
+
     def complete_questionnaire(self, token: str, ratings: list[Rating], completion_code: str) -> Seat:
         """Store a party's answers and its completion code in one transaction, exactly once: of two
         submissions at the same moment (a double click, two tabs, two workers) only the one that

@@ -1,0 +1,97 @@
+"""Waiting-room pay: the time a person's lobby socket was open and they were not yet paired.
+
+Loading the lobby page proves nothing; an open lobby socket is a person the matchmaker could pair
+at any moment. So each open lobby socket of a study that pays for waiting (`pay.waiting_leave_after`)
+adds its time to the person's protocol progress (the database, shared by every worker), every
+`HEARTBEAT_SECONDS` and when it closes. Two tabs at once count once: each addition starts where the
+last one (of any tab, on any worker) ended (`mark`), so the stored time is the union of the open
+sockets' intervals. A worker that dies loses at most a heartbeat of someone's time, and its sockets
+stop counting (`FRESH_SECONDS`).
+
+Only a person never seated in one of the study's dialogues may leave with a code for waiting, and
+it pays at most `pay.waiting_max_seconds`: a person who was paired is paid for their dialogue.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from typing import Any, Iterable
+
+from duologue.web.protocol import progress_of
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 15.0
+"""An open lobby socket stores its time this often."""
+FRESH_SECONDS = 3 * HEARTBEAT_SECONDS
+"""A socket whose time was last stored longer ago than this is gone (its worker died): it counts no more."""
+KEY = "lobby"
+"""Where the waiting time lives in a person's progress: {"waited": s, "mark": t, "open": {socket: t}}."""
+
+
+def added(data: dict[str, Any], socket: str, last: float, now: float, *, closing: bool) -> dict[str, Any]:
+    """`data` with one socket's time from `last` to `now` added (less what another tab already counted)."""
+    record = dict(data.get(KEY) or {})
+    mark = float(record.get("mark", 0.0))
+    waited = float(record.get("waited", 0.0)) + max(0.0, now - max(last, mark))
+    sockets = {key: float(at) for key, at in (record.get("open") or {}).items() if now - float(at) < FRESH_SECONDS}
+    if closing:
+        sockets.pop(socket, None)
+    else:
+        sockets[socket] = now
+    data[KEY] = {"waited": round(waited, 3), "mark": max(mark, now), "open": sockets}
+    return data
+
+
+def waited(data: dict[str, Any], now: float) -> float:
+    """Seconds a person's lobby socket was open and unpaired, up to `now` (a socket open now counts
+    to this moment, so the code asked for as the page leaves is not short of the last heartbeat)."""
+    record = data.get(KEY) or {}
+    total = float(record.get("waited", 0.0))
+    if any(now - float(at) < FRESH_SECONDS for at in (record.get("open") or {}).values()):
+        total += min(max(0.0, now - float(record.get("mark", now))), FRESH_SECONDS)
+    return total
+
+
+class LobbyClock:
+    """Stores the time of one open lobby socket (see the module docstring); does nothing for a
+    study that does not pay for waiting."""
+
+    def __init__(self, state: Any, study: Any, participant: str) -> None:
+        self.state, self.study, self.participant = state, study, participant
+        self.on = study.pay is not None and study.pay.waiting_leave_after is not None
+        self.socket = secrets.token_hex(6)
+        self.last = time.time()
+
+    async def tick(self, *, closing: bool = False) -> None:
+        if not self.on:
+            return
+        store = progress_of(self.state)
+        now = time.time()
+        try:
+            await self.state.storage.run(store.amend, self.study.id, self.participant, lambda data: added(data, self.socket, self.last, now, closing=closing))
+            self.last = now
+        except Exception as error:  # noqa: BLE001  the database away for a moment: the next tick adds this time
+            log.warning("waiting time of %s in %s not stored: %s", self.participant, self.study.id, error)
+
+    async def stop(self) -> None:
+        await self.tick(closing=True)
+        self.on = False
+
+
+def leaving_problem(pay: Any, data: dict[str, Any], seated: bool, now: float) -> str | None:
+    """Why this person may not (yet) leave the waiting room with a code, or None."""
+    if seated:
+        return "you were given a partner in this study: your code comes after your dialogue's questionnaire"
+    left = waited(data, now)
+    if left < pay.waiting_leave_after:
+        return f"please wait {pay.waiting_leave_after - left:.0f} more seconds for a partner, with the waiting room open"
+    return None
+
+
+def waiting_claims(rows: Iterable[tuple[str, float, dict[str, Any]]], seated: set[str]) -> list[tuple[str, float]]:
+    """(participant, seconds) of those who left the waiting room with a code and were never
+    seated in one of the study's dialogues (`rows`: the study's progress, `Progress.all`)."""
+    return [(participant, float(data["left_waiting"])) for participant, _, data in rows if "left_waiting" in data and participant not in seated]
