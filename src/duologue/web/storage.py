@@ -415,6 +415,13 @@ class Storage:
             rows = session.execute(select(SetAsideRow.dialogue_id, SetAsideRow.reason).join(DialogueRow, DialogueRow.id == SetAsideRow.dialogue_id).where(DialogueRow.study_id == study_id)).all()
         return {dialogue_id: reason for dialogue_id, reason in rows}
 
+    def set_aside_among(self, dialogue_ids: list[str]) -> set[str]:
+        """Which of these dialogues were set aside as too short."""
+        if not dialogue_ids:
+            return set()
+        with self.reader.connect() as connection:
+            return set(connection.execute(select(SetAsideRow.dialogue_id).where(SetAsideRow.dialogue_id.in_(dialogue_ids))).scalars())
+
     def info(self, dialogue_id: str) -> DialogueInfo | None:
         rows = self._plain.read(self._queries["info"], {"id": dialogue_id})
         return DialogueInfo(*rows[0]) if rows else None
