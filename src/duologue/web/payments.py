@@ -33,6 +33,8 @@ from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from duologue.core.text import visible
+
 FORMULA_NAMES = ("points", "partner_points", "agreed", "messages", "seconds", "waited")
 _FUNCTIONS: dict[str, Callable[..., float]] = {"min": min, "max": max, "round": lambda value, digits=0: round(value, int(digits))}
 _OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b if b else 0.0}
@@ -157,7 +159,7 @@ def figures_of(dialogue: Any, party_id: str) -> dict[str, float]:
         "points": float(scores.get(party_id) or 0.0),
         "partner_points": float(scores.get(partner) or 0.0) if partner else 0.0,
         "agreed": 1.0 if outcome is not None and outcome.agreed else 0.0,
-        "messages": float(sum(1 for e in dialogue.events if e.kind == "message" and e.party == party_id)),
+        "messages": float(sum(1 for e in dialogue.events if e.kind == "message" and e.party == party_id and visible(getattr(e, "text", "")))),
         "seconds": float(max(times) - min(times)) if times else 0.0,
     }
 

@@ -61,6 +61,7 @@ from sqlalchemy import JSON, Float, String, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
+from duologue.core.text import visible, without_bidi_controls
 from duologue.tasks import spec
 
 CROWD_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId", "assignmentId", "hitId", "turkSubmitTo")
@@ -140,11 +141,11 @@ class SurveyItem(_Strict):
 
     def read(self, raw: Any) -> tuple[Any, str | None]:
         """(value, problem) for one submitted answer."""
-        text = "" if raw is None else str(raw).strip()
+        text = "" if raw is None else without_bidi_controls(str(raw)).strip()  # kept with the dialogue and shown on the admin page
         if not text:
             return None, ("please answer this question" if self.required else None)
         if self.kind == "text":
-            return (text[:2000], None) if len(text) >= 2 else (None, "please write a little more")
+            return (text[:2000], None) if len(text) >= 2 and visible(text) else (None, "please write a little more")
         if self.kind == "number":
             try:
                 value = int(text)

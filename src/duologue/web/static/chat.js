@@ -152,7 +152,7 @@
       var cls = e.kind === "system" ? "system" : (own ? "mine" : "theirs");
       if (e.kind !== "message" && e.kind !== "system") cls += " move";
       var label = e.party === null ? "" : (own ? "You" : "Partner");
-      list.appendChild(el("li", { class: cls }, [el("span", { class: "who", text: label }), eventText(e, own)]));
+      list.appendChild(el("li", { class: cls }, [el("span", { class: "who", text: label }), el("bdi", {}, [eventText(e, own)])]));
     });
     list.scrollTop = list.scrollHeight;
   }
