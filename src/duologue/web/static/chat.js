@@ -49,7 +49,7 @@
     ws.onclose = function (ev) {
       if (state && state.done) return;
       var c = $("connection"); c.hidden = false;
-      if (ev.code === 4403 || ev.code === 1008) { c.textContent = ev.reason || "This seat cannot be opened here."; return; }
+      if (ev.code === 4403 || ev.code === 1008 || ev.code === 4409) { c.textContent = ev.reason || "This seat cannot be opened here."; return; }
       c.textContent = "Connection lost; reconnecting…";
       retry += 1; setTimeout(connect, Math.min(1000 * retry, 5000));
     };
