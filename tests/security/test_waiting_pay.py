@@ -148,7 +148,7 @@ def test_a_person_who_walked_away_from_their_dialogue_gets_no_waiting_code(make_
 def test_a_person_who_finished_a_dialogue_is_paid_and_listed_once(make_client, tmp_path):
     from duologue.web.study import load_studies
 
-    path = study_file(tmp_path, PAIRED)
+    path = study_file(tmp_path, PAIRED.replace("min_messages: 1", "min_messages: 0"))  # however few words the deal took
     client = make_client(load_studies(path))
     client.get("/study/bot?participant=done-1")
     token = join_lobby(client, "bot", "done-1")
@@ -167,3 +167,21 @@ def test_a_person_who_finished_a_dialogue_is_paid_and_listed_once(make_client, t
     assert list(bonus) == ["done-1"] and bonus["done-1"] < 5.0, bonus  # the dialogue's bonus; 600 s of waiting would be 600
     admin = client.get("/admin/codes", headers={"X-Admin-Token": "test-admin-token"})
     assert admin.status_code == 200 and admin.text.count(code) == 1 and dialogue in admin.text
+
+
+def test_tabs_open_at_once_count_once_in_any_order_of_their_beats():
+    """The stored time is the union of the sockets' open intervals, whichever tab (or worker) beats first."""
+    from duologue.web.waiting import FRESH_SECONDS, added, waited
+
+    data: dict = {}
+    data = added(data, "a", 0.0)  # tab a opens
+    data = added(data, "a", 15.0)  # and beats
+    data = added(data, "b", 20.0)  # tab b opens
+    data = added(data, "b", 28.0)  # b beats before a does
+    data = added(data, "a", 30.0)
+    data = added(data, "a", 31.0, closing=True)
+    assert waited(data, 32.0) == 32.0  # b is still open: up to now
+    data = added(data, "b", 33.0, closing=True)
+    assert waited(data, 100.0) == 33.0  # nothing open: the time stops
+    data = added(data, "c", 200.0)  # a tab on a worker that then dies: it counts only while it could still beat
+    assert waited(data, 200.0 + FRESH_SECONDS + 1) == 33.0

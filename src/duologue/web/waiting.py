@@ -2,11 +2,10 @@
 
 Loading the lobby page proves nothing; an open lobby socket is a person the matchmaker could pair
 at any moment. So each open lobby socket of a study that pays for waiting (`pay.waiting_leave_after`)
-adds its time to the person's protocol progress (the database, shared by every worker), every
-`HEARTBEAT_SECONDS` and when it closes. Two tabs at once count once: each addition starts where the
-last one (of any tab, on any worker) ended (`mark`), so the stored time is the union of the open
-sockets' intervals. A worker that dies loses at most a heartbeat of someone's time, and its sockets
-stop counting (`FRESH_SECONDS`).
+is noted in the person's protocol progress (the database, shared by every worker) when it opens,
+every `HEARTBEAT_SECONDS` and when it closes; the time since the last note counts while any of the
+person's sockets is open (`added`), so two tabs at once, on any workers, count once. A socket whose
+worker died stops counting after `FRESH_SECONDS` without a beat.
 
 Only a person never seated in one of the study's dialogues may leave with a code for waiting, and
 it pays at most `pay.waiting_max_seconds`: a person who was paired is paid for their dialogue.
@@ -31,12 +30,16 @@ KEY = "lobby"
 """Where the waiting time lives in a person's progress: {"waited": s, "mark": t, "open": {socket: t}}."""
 
 
-def added(data: dict[str, Any], socket: str, last: float, now: float, *, closing: bool) -> dict[str, Any]:
-    """`data` with one socket's time from `last` to `now` added (less what another tab already counted)."""
+def added(data: dict[str, Any], socket: str, now: float, *, closing: bool = False) -> dict[str, Any]:
+    """`data` after a lobby socket opened, beat or closed (`closing`) at `now`.
+
+    Every opening, beat and close passes here and moves `mark` to its moment, so between `mark` and
+    `now` the same sockets were open: those in `open`. When there were any, that stretch is waiting
+    time, counted once however many tabs were open (the union of their intervals)."""
     record = dict(data.get(KEY) or {})
-    mark = float(record.get("mark", 0.0))
-    waited = float(record.get("waited", 0.0)) + max(0.0, now - max(last, mark))
+    mark = float(record.get("mark", now))
     sockets = {key: float(at) for key, at in (record.get("open") or {}).items() if now - float(at) < FRESH_SECONDS}
+    waited = float(record.get("waited", 0.0)) + (max(0.0, now - mark) if sockets else 0.0)
     if closing:
         sockets.pop(socket, None)
     else:
@@ -51,29 +54,33 @@ def waited(data: dict[str, Any], now: float) -> float:
     record = data.get(KEY) or {}
     total = float(record.get("waited", 0.0))
     if any(now - float(at) < FRESH_SECONDS for at in (record.get("open") or {}).values()):
-        total += min(max(0.0, now - float(record.get("mark", now))), FRESH_SECONDS)
+        total += max(0.0, now - float(record.get("mark", now)))
     return total
 
 
 class LobbyClock:
-    """Stores the time of one open lobby socket (see the module docstring); does nothing for a
-    study that does not pay for waiting."""
+    """Stores the time of one open lobby socket (see the module docstring): `tick` when it opens and
+    every heartbeat, `stop` when it closes. Does nothing for a study that does not pay for waiting."""
 
     def __init__(self, state: Any, study: Any, participant: str) -> None:
         self.state, self.study, self.participant = state, study, participant
         self.on = study.pay is not None and study.pay.waiting_leave_after is not None
         self.socket = secrets.token_hex(6)
-        self.last = time.time()
+        self.beat_at = time.monotonic()
+
+    def until_beat(self) -> float:
+        """Seconds until the next heartbeat is due (0: now)."""
+        return max(0.0, self.beat_at - time.monotonic())
 
     async def tick(self, *, closing: bool = False) -> None:
+        self.beat_at = time.monotonic() + HEARTBEAT_SECONDS
         if not self.on:
             return
         store = progress_of(self.state)
         now = time.time()
         try:
-            await self.state.storage.run(store.amend, self.study.id, self.participant, lambda data: added(data, self.socket, self.last, now, closing=closing))
-            self.last = now
-        except Exception as error:  # noqa: BLE001  the database away for a moment: the next tick adds this time
+            await self.state.storage.run(store.amend, self.study.id, self.participant, lambda data: added(data, self.socket, now, closing=closing))
+        except Exception as error:  # noqa: BLE001  the database away for a moment: the next beat counts the time since
             log.warning("waiting time of %s in %s not stored: %s", self.participant, self.study.id, error)
 
     async def stop(self) -> None:

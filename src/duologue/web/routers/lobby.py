@@ -11,7 +11,7 @@ from fastapi.responses import RedirectResponse
 from duologue.web import identity
 from duologue.web.app import PARTICIPANT_ID, PARTICIPANT_PARAMS, page, participant_from, platform
 from duologue.web.matchmaker import LobbyRefused
-from duologue.web.waiting import HEARTBEAT_SECONDS, LobbyClock
+from duologue.web.waiting import LobbyClock
 
 router = APIRouter(tags=["lobby"])
 
@@ -98,13 +98,15 @@ async def lobby_socket(websocket: WebSocket, study_id: str):
         return
     await websocket.send_json({"type": "waiting", "bot_wait_seconds": study.bot_wait_seconds, "humans": study.allows_humans})
     clock = LobbyClock(state, study, participant)  # the time this socket is open and unpaired
+    await clock.tick()
     joining = asyncio.ensure_future(_join_when_bots_are_warm(state, study, participant))
     leaving = asyncio.ensure_future(websocket.receive())
     try:
         while True:
-            done, _ = await asyncio.wait({joining, leaving}, timeout=HEARTBEAT_SECONDS, return_when=asyncio.FIRST_COMPLETED)
-            if not done:
+            done, _ = await asyncio.wait({joining, leaving}, timeout=clock.until_beat(), return_when=asyncio.FIRST_COMPLETED)
+            if not clock.until_beat():
                 await clock.tick()
+            if not done:
                 continue
             if joining in done:
                 break
