@@ -677,6 +677,10 @@ WS_DEFLATE = False
 """Compress websocket frames? Chat frames are small deltas after the first state, so compressing
 each costs the server CPU (a fifth of its send time under load) for little saved bandwidth."""
 
+SLOW_HEADERS_BOUND = "duologue.web.slow_clients:HeaderDeadlineProtocol"
+"""uvicorn's HTTP with a deadline for a request's headers (DUOLOGUE_HEADER_TIMEOUT_SECONDS), by name
+so each worker process imports it; a deployment still puts a reverse proxy in front (README)."""
+
 
 @app.command()
 def serve(
@@ -724,7 +728,7 @@ def serve(
     console.print(f"raters: {base}/rate?rater=<their id>")
     console.print(f"admin:  {base}/admin?token={settings.admin_token}")
     if workers == 1 and not settings.redis_url:
-        uvicorn.run(web_app, host=host, port=port, log_level="warning", ws_per_message_deflate=WS_DEFLATE)
+        uvicorn.run(web_app, host=host, port=port, log_level="warning", ws_per_message_deflate=WS_DEFLATE, http=SLOW_HEADERS_BOUND)
         return
     web_app.state.platform.storage.close()
     # each worker process builds its own app from the environment: same database, Redis, secrets
@@ -733,7 +737,7 @@ def serve(
         shared["study"] = str(settings.study)
     os.environ.update({f"DUOLOGUE_{name.upper()}": str(value) for name, value in shared.items() if value is not None})
     console.print(f"{workers} worker process(es) sharing Redis at {settings.redis_url}")
-    uvicorn.run("duologue.web.app:create_app_from_env", factory=True, workers=workers, host=host, port=port, log_level="warning", ws_per_message_deflate=WS_DEFLATE)
+    uvicorn.run("duologue.web.app:create_app_from_env", factory=True, workers=workers, host=host, port=port, log_level="warning", ws_per_message_deflate=WS_DEFLATE, http=SLOW_HEADERS_BOUND)
 
 
 train_app = typer.Typer(help="Train the models duologue ships (needs the `ml` extra).", no_args_is_help=True)

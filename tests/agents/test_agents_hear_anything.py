@@ -24,14 +24,14 @@ from duologue.tasks import make, task_ids
 
 HOSTILE = [
     "9" * 900, "give me " + "9" * 500 + " of everything", "٣ ٤ ١٢ ² ½ １２０", "$" + "9" * 400 + " or 1e308 or nan or inf",
-    "🙄🙄🙄 oh sure, that's totally fair :/", "\u200b\u200b", "\x00\x07\x1b[31m", "<script>alert(1)</script>", "' OR 1=1 --",
+    "🙄🙄🙄 oh sure, that's totally fair :/", "\u200b\u200bok\u202e?\u200b", "\x00\x07\x1b[31m", "<script>alert(1)</script>", "' OR 1=1 --",
     "no no no not none never 0 0 0", "all the rest of the everything else for you and me and them", "?", ".", "-",
     "I'll take 3 of 2 of 1 of 0 of all of the none", "how about you get -5 and I get 8?", "deal? no deal. deal!",
     "half the asking price, a tenner, twelve hundred and fifty, 1.2k, 2 grand", "x" * 1000, "\n\nok\n\n", "      a      ",
     "Unfortunately, I cannot do 2 package as I desperately need it. I have to stand my ground on 1 package.",
 ]
 """Messages nobody's bot writes (the last is a real person's, from the CaSiNo training split). Each is a legal
-move: none is blank or longer than 1,000 characters."""
+move: none is blank, invisible (zero-width characters alone) or longer than 1,000 characters."""
 
 
 class Heckler(Agent):

@@ -61,6 +61,23 @@ def test_mismatched_words_are_retried_and_the_moves_are_the_policys(task_id):
     assert structured == [e.kind for e in again.events if e.kind != "message"]
 
 
+class InvisibleWriter:
+    """A writer (a model, say) that answers with zero-width characters only, or with spaces."""
+
+    def write(self, decided, observation, feedback, rng):
+        return "\u200b\u2060" if feedback is None else "   "
+
+
+def test_words_that_draw_nothing_are_not_sent_the_policys_own_are():
+    task = tasks.make("casino-v0", max_turns=8)
+    hybrid = make_agent("hybrid:rule+template", task)
+    hybrid.writer = InvisibleWriter()
+    hybrid.reading = lambda text, observation: ()  # as if the empty words said the same as the decided ones
+    dialogue = play_episode(task, {task.party_ids[0]: hybrid, task.party_ids[1]: make_agent("rule", task)}, seed=1)
+    assert hybrid.turns and all(t.source == "fallback" for t in hybrid.turns)
+    assert all(e.text.strip("\u200b\u2060 ") for e in dialogue.events if e.kind == "message")
+
+
 def test_retrieval_needs_a_policy_with_a_generator():
     task = tasks.make("casino-v0")
     task.reset(seed=0)

@@ -6,6 +6,8 @@ import io
 import json
 import zipfile
 
+from fastapi.testclient import TestClient
+
 from duologue.web.study import Partner, Study, default_studies
 from web.webtest_helpers import ADMIN, join_lobby, play_to_the_end
 
@@ -44,6 +46,8 @@ def test_rating_jobs_go_to_raters_who_did_not_take_part_and_each_dialogue_once_p
     # the player cannot rate their own dialogue
     own = client.get("/rate?rater=player-1")
     assert own.status_code == 200 and "Nothing to rate" in own.text
+    player = client
+    client = TestClient(player.app)  # the raters' browser: the player's would not be given the player's dialogue
     job = client.get("/rate?rater=rater-a", follow_redirects=False)
     assert job.status_code == 303 and job.headers["location"].startswith("/rate/craigslist/")
     page = client.get(job.headers["location"])
@@ -61,7 +65,7 @@ def test_rating_jobs_go_to_raters_who_did_not_take_part_and_each_dialogue_once_p
     done = client.post(job.headers["location"], data=answer_all(page.text))
     assert done.status_code == 200 and "saved" in done.text
     assert client.post(job.headers["location"], data=answer_all(page.text)).status_code == 403  # the job is closed
-    ratings = client.app.state.platform.storage.ratings()
+    ratings = player.app.state.platform.storage.ratings()
     assert ratings and {r.rater_kind for r in ratings} == {"third_party"} and {r.rater_id for r in ratings} == {"rater-a"}
     assert "Nothing to rate" in client.get("/rate?rater=rater-a").text  # never the same dialogue twice
     counts = client.get("/admin/api/counts", headers=HEADERS).json()

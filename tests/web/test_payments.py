@@ -94,7 +94,9 @@ def test_leaving_the_waiting_room_gives_a_code_listed_and_paid(make_client, tmp_
     lobby = client.get("/study/wait?participant=w-1")
     assert 'id="leave-waiting"' in lobby.text
     assert client.get("/waiting-code/wait?participant=w-1").status_code == 409  # not yet
-    time.sleep(0.4)
+    with client.websocket_connect("/ws/lobby/wait?participant=w-1") as ws:  # waiting is the lobby socket's time
+        assert ws.receive_json()["type"] == "waiting"
+        time.sleep(0.4)
     done = client.get("/waiting-code/wait?participant=w-1")
     assert done.status_code == 200
     code = done.text.split('id="completion-code">', 1)[1].split("<", 1)[0]

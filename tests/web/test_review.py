@@ -180,7 +180,7 @@ def test_a_study_added_on_the_admin_page_works_with_every_study_command(collecte
 
 PARTICIPANT_COLUMNS = (
     "participant", "study", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId", "assignmentId", "hitId", "browser_session", "arrived",
-    "comprehension_at", "lobby_since", "left_waiting_seconds", "comprehension_tries", "dialogues", "pairings", "end_reasons", "set_aside",
+    "comprehension_at", "lobby_seconds", "left_waiting_seconds", "comprehension_tries", "dialogues", "pairings", "end_reasons", "set_aside",
     "code", "currency", "base", "bonus", "waiting_pay", "status",
 )
 

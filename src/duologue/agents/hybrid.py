@@ -30,6 +30,7 @@ from typing import Any, Callable, Hashable
 from duologue.core import actions, moves
 from duologue.core.agent import Agent
 from duologue.core.task import IllegalAction, Observation, Task
+from duologue.core.text import visible
 
 WRITERS = ("template", "retrieval", "llm:<target>")
 _NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
@@ -156,7 +157,7 @@ class HybridAgent(Agent):
             except Exception as error:  # noqa: BLE001  an unreachable endpoint or a reply that is not JSON: keep the decided words
                 feedback = str(error)
                 continue
-            if self.reading(text, observation) == wanted:
+            if visible(text) and self.reading(text, observation) == wanted:  # a reply of spaces or zero-width characters is no message
                 self.turns.append(WrittenTurn(move.text, text, True, attempt, "writer"))
                 return actions.Say(text=text)
             feedback = f"{text!r} does not say the same numbers and items as {move.text!r}"

@@ -20,6 +20,7 @@ from pydantic import ValidationError, create_model, field_validator
 
 from duologue.core import schema
 from duologue.core.schema import Model
+from duologue.core.text import visible
 
 
 class Action(Model):
@@ -53,7 +54,7 @@ class Say(Action):
     @field_validator("text")
     @classmethod
     def _not_blank(cls, text: str) -> str:
-        if not text.strip():
+        if not visible(text):  # spaces alone, or zero-width and bidi characters that draw nothing
             raise ValueError("a message needs some text")
         return text
 

@@ -21,6 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
+from duologue.web import slow_clients
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.limits import LimitsMiddleware, MoveLimit, RateLimiter
 from duologue.web.hub import LiveHub
@@ -160,6 +161,7 @@ def describe_refusals(app: FastAPI) -> None:
 def create_app(settings: Settings | None = None, studies: list[Study] | None = None) -> FastAPI:
     """A ready app. Studies: given, else `settings.study`'s file, else one default study per task."""
     settings = settings or Settings()
+    slow_clients.configure(settings.header_timeout_seconds)  # the HTTP protocol `duologue serve` runs
     if studies is None:
         studies = load_studies(settings.study) if settings.study else default_studies()
     storage = Storage(settings.database_url, threads=settings.storage_threads)

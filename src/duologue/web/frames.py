@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from duologue.core.text import without_bidi_controls
+
 MAX_ITEMS = 100_000
 """Inputs are small; a walk over more values than this gives up (and refuses the input)."""
 
@@ -32,3 +34,15 @@ def invalid_text(value: Any) -> str | None:
         elif isinstance(item, list):
             stack.extend(item)
     return None
+
+
+def cleaned(value: Any) -> Any:
+    """A person's input (parsed JSON) with every string value's bidi embeddings, overrides and
+    isolates taken out, so nothing stored from them reorders the text after it where it is shown."""
+    if isinstance(value, str):
+        return without_bidi_controls(value)
+    if isinstance(value, dict):
+        return {key: cleaned(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [cleaned(item) for item in value]
+    return value

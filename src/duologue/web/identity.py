@@ -70,3 +70,8 @@ def may_use(state: Any, participant_id: str | None, session: str | None) -> bool
     if bound is None:
         return True
     return session is not None and hmac.compare_digest(bound, keyed(state.settings.secret, session))
+
+
+def same_browser(state: Any, session: str | None) -> set[str]:
+    """Every id this browser proved it holds (none without a session cookie)."""
+    return state.storage.ids_of_session(keyed(state.settings.secret, session)) if session is not None else set()

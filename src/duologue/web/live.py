@@ -231,7 +231,7 @@ class LiveDialogue(Presence, Bots, Clocks):
                 if text is None:
                     await self.refuse_to_show(occupant, connection)
             except Exception:  # noqa: BLE001  a socket closing while we write (its handler cleans up), or one that stopped reading
-                occupant.connections.discard(connection)
+                occupant.connections.pop(connection, None)
                 occupant.frames.forget(connection)
                 close = getattr(connection, "close", None)
                 if close is not None:  # a page that stopped reading reconnects, and gets the whole state

@@ -94,18 +94,27 @@ class Matchmaker:
         """A dialogue to send a returning participant back to."""
         return self._existing(await self.storage.run(self.storage.seats_of_participant, participant_id, study.id))
 
-    def _arrival(self, study: Study, participant_id: str) -> tuple[list[tuple[Seat, DialogueInfo]], list[Partner]]:
-        """In the storage's thread, at once: the participant's seats so far and the partners still open."""
-        return self.storage.seats_of_participant(participant_id, study.id), self._open(study)
+    def _arrival(self, study: Study, participant_id: str) -> tuple[list[tuple[Seat, DialogueInfo]], list[Partner], int]:
+        """In the storage's thread, at once: the participant's seats so far, the partners still
+        open, and how many of the seats count toward `max_dialogues_per_participant`: a dialogue set
+        aside as too short counts only for a person who still got a code for it (the page that
+        refused one a code promised they may join again)."""
+        taken = self.storage.seats_of_participant(participant_id, study.id)
+        used = len(taken)
+        limit = study.max_dialogues_per_participant
+        if limit is not None and used >= limit:
+            aside = self.storage.set_aside_among([info.id for _, info in taken])
+            used = sum(1 for seat, info in taken if info.id not in aside or seat.completion_code)
+        return taken, self._open(study), used
 
     async def join(self, study: Study, participant_id: str) -> Seat:
         """Wait until this participant has a seat. Cancel the await to leave the lobby."""
-        taken, open_partners = await self.storage.run(self._arrival, study, participant_id)
+        taken, open_partners, used = await self.storage.run(self._arrival, study, participant_id)
         seat = self._existing(taken)
         if seat is not None:
             return seat
         limit = study.max_dialogues_per_participant
-        if limit is not None and len(taken) >= limit:
+        if limit is not None and used >= limit:
             raise LobbyRefused("you have already taken part in this study; thank you!")
         if open_partners == []:
             raise LobbyRefused("this study is full; thank you for your interest")

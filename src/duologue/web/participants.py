@@ -26,7 +26,7 @@ CROWD_COLUMNS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId", "assignme
 
 _HEAD = ("participant", "study", *CROWD_COLUMNS, "browser_session", "arrived")
 _TAIL = (
-    "lobby_since", "left_waiting_seconds", "comprehension_tries", "dialogues", "pairings", "end_reasons",
+    "lobby_seconds", "left_waiting_seconds", "comprehension_tries", "dialogues", "pairings", "end_reasons",
     "set_aside", "code", "currency", "base", "bonus", "waiting_pay", "status",
 )
 
@@ -112,11 +112,11 @@ def participant_row(study: Any, storage: Any, participant: str, arrived: float |
     codes = part.pop("codes")
     if data.get("waiting_code"):
         codes.append(str(data["waiting_code"]))
-    waited = data.get("left_waiting")
+    waited = data.get("left_waiting") if not seats else None  # waiting pay is only for someone never seated
     pay = study.pay
     row.update(part)
     row.update({
-        "lobby_since": _stamp(data.get("lobby_since")),
+        "lobby_seconds": float((data.get("lobby") or {}).get("waited", 0.0)),
         "left_waiting_seconds": "" if waited is None else float(waited),
         "comprehension_tries": int(data.get("comprehension_tries") or (1 if "comprehension" in (data.get("done") or []) else 0)),
         "code": ";".join(dict.fromkeys(codes)),

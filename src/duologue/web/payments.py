@@ -10,8 +10,9 @@ pay:
   bonus: "0.05 * points"              # a formula over a dialogue's figures (below)
   max_bonus: 2.00
   completion_url: "https://app.prolific.com/submissions/complete?cc={code}"
-  waiting_leave_after: 300            # the lobby offers a code for their time after this many seconds
-  waiting_pay_per_minute: 0.10        # bonus for time in the waiting room (a person who left with a code)
+  waiting_leave_after: 300            # the lobby offers a code after this many seconds with its socket open, unpaired
+  waiting_pay_per_minute: 0.10        # bonus for time in the waiting room (a person never paired who left with a code)
+  waiting_max_seconds: 1800           # waiting pays for at most this long
   min_messages: 2                     # fewer messages by the person: no code, no bonus
 ```
 
@@ -30,7 +31,9 @@ import io
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from duologue.core.text import visible
 
 FORMULA_NAMES = ("points", "partner_points", "agreed", "messages", "seconds", "waited")
 _FUNCTIONS: dict[str, Callable[..., float]] = {"min": min, "max": max, "round": lambda value, digits=0: round(value, int(digits))}
@@ -84,6 +87,8 @@ class Pay(BaseModel):
     """Where the code page sends a person on (`{code}` is replaced by the completion code)."""
     waiting_leave_after: float | None = Field(default=None, gt=0)
     waiting_pay_per_minute: float = Field(default=0.0, ge=0)
+    waiting_max_seconds: float = Field(default=1800.0, gt=0, allow_inf_nan=False)
+    """Waiting pays for at most this long (`duologue.web.waiting`): a lobby left open all night is not a night's pay."""
     min_messages: int = Field(default=0, ge=0)
     link_secret: str | None = None
     """When set, only links signed with it (`duologue study links`) are let in."""
@@ -104,8 +109,14 @@ class Pay(BaseModel):
             amount = min(amount, self.max_bonus)
         return round(amount, 2)
 
+    @model_validator(mode="after")
+    def _waiting_fits_its_cap(self) -> "Pay":
+        if self.waiting_leave_after is not None and self.waiting_leave_after > self.waiting_max_seconds:
+            raise ValueError(f"waiting_leave_after ({self.waiting_leave_after:g} s) is longer than waiting_max_seconds ({self.waiting_max_seconds:g} s)")
+        return self
+
     def waiting_bonus(self, waited: float) -> float:
-        return round(self.waiting_pay_per_minute * waited / 60.0, 2)
+        return round(self.waiting_pay_per_minute * min(waited, self.waiting_max_seconds) / 60.0, 2)
 
     def redirect(self, code: str) -> str | None:
         return self.completion_url.replace("{code}", code) if self.completion_url else None
@@ -148,7 +159,7 @@ def figures_of(dialogue: Any, party_id: str) -> dict[str, float]:
         "points": float(scores.get(party_id) or 0.0),
         "partner_points": float(scores.get(partner) or 0.0) if partner else 0.0,
         "agreed": 1.0 if outcome is not None and outcome.agreed else 0.0,
-        "messages": float(sum(1 for e in dialogue.events if e.kind == "message" and e.party == party_id)),
+        "messages": float(sum(1 for e in dialogue.events if e.kind == "message" and e.party == party_id and visible(getattr(e, "text", "")))),
         "seconds": float(max(times) - min(times)) if times else 0.0,
     }
 
@@ -181,7 +192,8 @@ def set_aside(pay: Pay | None, dialogue: Any) -> str | None:
 
 def payments(pay: Pay, dialogues: Iterable[Any], waiting: Iterable[tuple[str, float]] = ()) -> list[Payment]:
     """Bonuses per participant: each finished dialogue's formula bonus, plus pay for waiting-room
-    time of those who left with a code. Zero amounts are left out."""
+    time (capped) of those who left with a code and played no dialogue here (never both). Zero
+    amounts are left out."""
     totals: dict[str, list[float | str]] = {}
     for dialogue in dialogues:
         for party in dialogue.parties:
@@ -192,9 +204,11 @@ def payments(pay: Pay, dialogues: Iterable[Any], waiting: Iterable[tuple[str, fl
             entry[0] = float(entry[0]) + amount
             entry[1] = f"{entry[1]} {dialogue.id}".strip()
     for participant, waited in waiting:
+        if participant in totals:
+            continue
         entry = totals.setdefault(participant, [0.0, ""])
         entry[0] = float(entry[0]) + pay.waiting_bonus(waited)
-        entry[1] = f"{entry[1]} waited {waited:.0f}s".strip()
+        entry[1] = f"{entry[1]} waited {min(waited, pay.waiting_max_seconds):.0f}s".strip()
     return [Payment(p, round(float(a), 2), str(w)) for p, (a, w) in sorted(totals.items()) if round(float(a), 2) > 0]
 
 

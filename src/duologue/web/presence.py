@@ -8,6 +8,7 @@ clock ends a dialogue.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -19,8 +20,6 @@ from duologue.web.deltas import UNSHOWABLE, UNSHOWABLE_CLOSE, UNSHOWABLE_REASON,
 from duologue.web.storage import Seat
 
 if TYPE_CHECKING:
-    import asyncio
-
     from duologue.core.task import Task
     from duologue.web.hub import LiveHub
 
@@ -37,7 +36,8 @@ class Occupant:
 
     seat: Seat
     agent: Agent | None = None
-    connections: set = field(default_factory=set)
+    connections: dict = field(default_factory=dict)
+    """This worker's websockets of the seat, oldest first (a dict as an ordered set)."""
     away_since: float | None = None
     """When the person's last connection closed (or the dialogue started, before they connect)."""
     elsewhere: bool = False
@@ -86,12 +86,26 @@ class Presence(LiveParts):
     async def connect(self, party: str, connection: Connection, *, deltas: bool = False) -> None:
         """A connection of `party`'s page; `deltas`: it takes delta state frames after the first full one."""
         occupant = self.occupants[party]
-        occupant.connections.add(connection)
+        self._make_room(occupant)
+        occupant.connections[connection] = None
         occupant.frames.subscribe(connection, deltas=deltas)
         occupant.away_since = None
         await self.hub.mark_present(self.id, party, True)
         await self.resend(party, connection)
         await self._tell_partner(party, True)
+
+    def _make_room(self, occupant: Occupant) -> None:
+        """At most `sockets_per_seat` connections per seat on this worker (each move is sent to
+        every one of them): the oldest gives way to the newest. The newest tab is the one in front
+        of the person; the oldest is a tab they left behind, or a connection a network change left
+        half-open that the server has not noticed yet, so refusing the newest would lock out just
+        the person whose network changed. The tab closed says why and does not reconnect by itself
+        (a reload takes the seat back)."""
+        while len(occupant.connections) >= self.hub.settings.sockets_per_seat:
+            oldest = next(iter(occupant.connections))
+            occupant.connections.pop(oldest, None)
+            occupant.frames.forget(oldest)
+            self.hub.in_background(_give_way(oldest))
 
     async def resend(self, party: str, connection: Connection) -> None:
         """The whole view again to one connection (it asked for a resync, or may have missed a frame)."""
@@ -107,7 +121,7 @@ class Presence(LiveParts):
     async def refuse_to_show(self, occupant: Occupant, connection: Any) -> None:
         """Close a page that was just sent `UNSHOWABLE`, with the code that stops it reconnecting
         into the same error (the task's bug is in the log)."""
-        occupant.connections.discard(connection)
+        occupant.connections.pop(connection, None)
         occupant.frames.forget(connection)
         close = getattr(connection, "close", None)
         if close is not None:
@@ -115,7 +129,7 @@ class Presence(LiveParts):
 
     async def disconnect(self, party: str, connection: Connection) -> None:
         occupant = self.occupants[party]
-        occupant.connections.discard(connection)
+        occupant.connections.pop(connection, None)
         occupant.frames.forget(connection)
         if not occupant.connections:
             await self.hub.mark_present(self.id, party, False)
@@ -154,3 +168,26 @@ class Presence(LiveParts):
             occupant.away_since = time.time()
             return True
         return False
+
+
+GIVE_WAY_CODE = 4409
+"""Close code of a tab that gave its seat's socket to a newer tab (the page then does not reconnect)."""
+GIVE_WAY_REASON = "this dialogue is open in newer tabs; continue there, or reload this one"
+GIVE_WAY_SECONDS = 5.0
+"""How long the old tab's last frame may take before it is closed without it."""
+
+
+async def _give_way(connection: Connection) -> None:
+    """Tell an old tab why it is closed, and close it (a tab that stopped reading is just closed)."""
+    close = getattr(connection, "close", None)
+    try:
+        async with asyncio.timeout(GIVE_WAY_SECONDS):
+            await connection.send_text(encode({"type": "error", "status": 409, "reason": GIVE_WAY_REASON}))
+    except Exception:  # noqa: BLE001  already closing, or not reading: closed all the same
+        pass
+    if close is not None:
+        try:
+            await close(code=GIVE_WAY_CODE, reason="open in newer tabs")
+        except Exception:  # noqa: BLE001  closed meanwhile by the page itself
+            pass
+

@@ -53,13 +53,15 @@ import random
 import re
 import time
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Callable, Literal
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from sqlalchemy import JSON, Float, String, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
+from duologue.core.text import visible, without_bidi_controls
 from duologue.tasks import spec
 
 CROWD_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId", "assignmentId", "hitId", "turkSubmitTo")
@@ -160,11 +162,11 @@ class SurveyItem(_Strict):
 
     def read(self, raw: Any) -> tuple[Any, str | None]:
         """(value, problem) for one submitted answer."""
-        text = "" if raw is None else str(raw).strip()
+        text = "" if raw is None else without_bidi_controls(str(raw)).strip()  # kept with the dialogue and shown on the admin page
         if not text:
             return None, ("please answer this question" if self.required else None)
         if self.kind == "text":
-            return (text[:2000], None) if len(text) >= 2 else (None, "please write a little more")
+            return (text[:2000], None) if len(text) >= 2 and visible(text) else (None, "please write a little more")
         if self.kind == "number":
             try:
                 value = int(text)
@@ -425,19 +427,34 @@ class Progress:
 
     def update(self, study_id: str, participant_id: str, change: dict[str, Any]) -> dict[str, Any]:
         """Merge `change` into the stored data (dicts merge one level deep; lists are replaced)."""
-        with Session(self.engine) as session, session.begin():
-            row = session.get(ProgressRow, (study_id, participant_id), with_for_update=True)
-            if row is None:
-                row = ProgressRow(study_id=study_id, participant_id=participant_id, arrived=time.time(), data={})
-                session.add(row)
-            data = json.loads(json.dumps(row.data or {}))
+
+        def merged(data: dict[str, Any]) -> dict[str, Any]:
             for key, value in change.items():
                 if isinstance(value, dict) and isinstance(data.get(key), dict):
                     data[key] = {**data[key], **value}
                 else:
                     data[key] = value
-            row.data = data
             return data
+
+        return self.amend(study_id, participant_id, merged)
+
+    def amend(self, study_id: str, participant_id: str, change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+        """Replace the stored data by `change(data)`, computed with the row locked (a change that
+        reads what it changes, such as time added up, is not lost to another worker's at the same moment)."""
+        for attempt in range(2):
+            try:
+                with Session(self.engine) as session, session.begin():
+                    row = session.get(ProgressRow, (study_id, participant_id), with_for_update=True)
+                    if row is None:
+                        row = ProgressRow(study_id=study_id, participant_id=participant_id, arrived=time.time(), data={})
+                        session.add(row)
+                    data = change(json.loads(json.dumps(row.data or {})))
+                    row.data = data
+                    return data
+            except IntegrityError:  # another request made the row at the same moment: change that one
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
 
     def all(self, study_id: str) -> list[tuple[str, float, dict[str, Any]]]:
         with Session(self.engine) as session:

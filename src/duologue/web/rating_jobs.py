@@ -159,8 +159,11 @@ class RatingJobs:
                 return assignment
         return None
 
-    def assign(self, rater_id: str, now: float) -> Assignment | None:
-        """The rater's next job: their job in progress, else a new one, else None (nothing for them now)."""
+    def assign(self, rater_id: str, now: float, *, also: Iterable[str] = ()) -> Assignment | None:
+        """The rater's next job: their job in progress, else a new one, else None (nothing for them now).
+
+        `also`: other ids the rater is known to be (the ids their browser proved it holds): no
+        dialogue any of them took part in is given to them either."""
         if not rater_id:
             raise RatingJobError("a rater needs an id")
         ongoing = self.current(rater_id, now)
@@ -169,8 +172,9 @@ class RatingJobs:
         best: tuple[int, float, int] | None = None
         chosen: str | None = None
         seen = self._by_rater.get(rater_id, {})
+        who = {rater_id, *also}
         for dialogue_id, dialogue in self._dialogues.items():
-            if rater_id in dialogue.participants or dialogue_id in seen:
+            if who.intersection(dialogue.participants) or dialogue_id in seen:
                 continue
             load = self._load(dialogue_id, now)
             if load >= self.ratings_per_dialogue:

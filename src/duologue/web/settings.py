@@ -73,6 +73,12 @@ class Settings(BaseSettings):
     """HTTP requests per client address per second on average (static files exempt)."""
     request_burst: int = 60
     """... with bursts of up to this many requests (a page load fetches several)."""
+    header_timeout_seconds: float = Field(default=10.0, gt=0, allow_inf_nan=False)
+    """`duologue serve`: a request whose headers are not all in after this long gets 408 and is
+    closed (`duologue.web.slow_clients`), so half-sent requests cannot hold the server's sockets."""
+    sockets_per_seat: int = Field(default=4, ge=1)
+    """A seat's open chat sockets on one worker (a person's tabs): a newer one closes the oldest
+    (`duologue.web.presence`), so a script opening hundreds cannot make each move be sent hundreds of times."""
     max_frame_bytes: int = 64_000
     """A websocket frame larger than this closes the socket (code 1009) before it is read."""
     trust_forwarded_for: bool = False

@@ -144,7 +144,7 @@ class SetAsideRow(Base):
 class IdentityRow(Base):
     __tablename__ = "identities"
     participant_id: Mapped[str] = mapped_column(String(100), primary_key=True)
-    session: Mapped[str] = mapped_column(String(64))
+    session: Mapped[str] = mapped_column(String(64), index=True)
     """A keyed hash of the browser's session cookie (`duologue.web.identity`), never the cookie itself."""
     created_at: Mapped[float] = mapped_column(Float)
 
@@ -279,6 +279,8 @@ class Storage:
         self.reader = self.engine if url.startswith("sqlite") else self.engine.execution_options(isolation_level="AUTOCOMMIT")
         create_tables(self.engine, Base.metadata)
         self._guard_event_numbers()
+        with self.engine.begin() as connection:  # a database made before the index: the raters' look-up by browser
+            connection.execute(text("CREATE INDEX IF NOT EXISTS ix_identities_session ON identities (session)"))
         built = counters.prepare(self.engine)
         if built is not None:
             log.info("quota counters built from the stored dialogues (%s)", ", ".join(built) or "every study")
@@ -415,6 +417,13 @@ class Storage:
             rows = session.execute(select(SetAsideRow.dialogue_id, SetAsideRow.reason).join(DialogueRow, DialogueRow.id == SetAsideRow.dialogue_id).where(DialogueRow.study_id == study_id)).all()
         return {dialogue_id: reason for dialogue_id, reason in rows}
 
+    def set_aside_among(self, dialogue_ids: list[str]) -> set[str]:
+        """Which of these dialogues were set aside as too short."""
+        if not dialogue_ids:
+            return set()
+        with self.reader.connect() as connection:
+            return set(connection.execute(select(SetAsideRow.dialogue_id).where(SetAsideRow.dialogue_id.in_(dialogue_ids))).scalars())
+
     def info(self, dialogue_id: str) -> DialogueInfo | None:
         rows = self._plain.read(self._queries["info"], {"id": dialogue_id})
         return DialogueInfo(*rows[0]) if rows else None
@@ -493,6 +502,13 @@ class Storage:
             with self.reader.connect() as connection:
                 rows = connection.execute(query).all()
         return [(Seat(*row[:seat_width]), DialogueInfo(*row[seat_width:])) for row in rows]
+
+    def seated_participants(self, study_id: str) -> set[str]:
+        """Every person seated in one of a study's dialogues, whatever became of it (they are paid
+        for their dialogue, never for waiting)."""
+        query = select(SeatRow.participant_id).join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id).where(DialogueRow.study_id == study_id, SeatRow.participant_id.is_not(None)).distinct()
+        with self.reader.connect() as connection:
+            return {participant for (participant,) in connection.execute(query) if participant is not None}
 
     def complete_questionnaire(self, token: str, ratings: list[Rating], completion_code: str) -> Seat:
         """Store a party's answers and its completion code in one transaction, exactly once: of two
@@ -587,6 +603,12 @@ class Storage:
     def session_of(self, participant_id: str) -> str | None:
         rows = self._plain.read(self._queries["session"], {"participant": participant_id})
         return rows[0][0] if rows else None
+
+    def ids_of_session(self, session: str) -> set[str]:
+        """Every id bound to this browser session (a keyed hash, as `bind_session` stores it): the
+        identities one browser proved, a participant's and a rater's alike."""
+        with self.reader.connect() as connection:
+            return set(connection.execute(select(IdentityRow.participant_id).where(IdentityRow.session == session)).scalars())
 
     def unbind_session(self, participant_id: str, session: str) -> None:
         """Undo a binding to this session (a page that failed after binding never sent its cookie)."""

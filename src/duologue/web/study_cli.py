@@ -154,6 +154,7 @@ def _codes(found, settings, storage, progress) -> list[dict]:
     """Every code the study handed out: after a dialogue's questionnaire, or for waiting time."""
     from duologue.web.completion_codes import completion_code
     from duologue.web.payments import figures_of
+    from duologue.web.waiting import waiting_claims
 
     rows = []
     for info in storage.dialogues(study_id=found.id):
@@ -163,10 +164,11 @@ def _codes(found, settings, storage, progress) -> list[dict]:
                 messages = int(figures_of(dialogue, seat.party)["messages"]) if dialogue else None
                 short = found.pay is not None and messages is not None and messages < found.pay.min_messages
                 rows.append({"participant": seat.participant_id, "code": seat.completion_code, "why": "dialogue", "dialogue": info.id, "note": f"only {messages} message(s)" if short else ""})
-    for participant, _, data in progress.all(found.id):
-        if "left_waiting" in data:
-            code = data.get("waiting_code") or completion_code(settings.secret, found.id, participant, prefix=settings.completion_code_prefix)
-            rows.append({"participant": participant, "code": code, "why": "waited", "dialogue": "", "note": f"{data['left_waiting']:.0f} s"})
+    stored = progress.all(found.id)
+    codes = {participant: data.get("waiting_code") for participant, _, data in stored}
+    for participant, waited in waiting_claims(stored, storage.seated_participants(found.id)):
+        code = codes[participant] or completion_code(settings.secret, found.id, participant, prefix=settings.completion_code_prefix)
+        rows.append({"participant": participant, "code": code, "why": "waited", "dialogue": "", "note": f"{waited:.0f} s"})
     return rows
 
 
@@ -243,9 +245,10 @@ def codes(
 def _bonuses(found, storage, progress) -> tuple[list, int]:
     """Each participant's bonus (formula plus waiting pay) and how many dialogues it came from."""
     from duologue.web.payments import payments
+    from duologue.web.waiting import waiting_claims
 
     dialogues = list(storage.iter_dialogues(study_id=found.id))
-    waited = [(p, float(d["left_waiting"])) for p, _, d in progress.all(found.id) if "left_waiting" in d]
+    waited = waiting_claims(progress.all(found.id), storage.seated_participants(found.id))
     return payments(found.pay, dialogues, waited), len(dialogues)
 
 

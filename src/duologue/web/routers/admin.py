@@ -22,6 +22,7 @@ from duologue.web.participants import export_extras
 from duologue.web.protocol import file_fields, progress_of
 from duologue.web.routers.ratings import pool
 from duologue.web.study import Study, StudyError, parse_studies
+from duologue.web.waiting import waiting_claims
 
 router = APIRouter(prefix="/admin", tags=["admin"])
 COOKIE = "duologue_admin"
@@ -115,9 +116,10 @@ def completion_codes(state) -> list[dict[str, str]]:
                 if seat.completion_code:
                     stamp = info.finished_at or info.created_at
                     rows.append((stamp, {"participant": seat.participant_id or "", "study": study.id, "dialogue": info.id, "code": seat.completion_code, "why": "dialogue", "time": when(stamp)}))
-        for participant, arrived, data in progress_of(state).all(study.id):
-            if data.get("waiting_code"):
-                rows.append((arrived, {"participant": participant, "study": study.id, "dialogue": "", "code": str(data["waiting_code"]), "why": f"waited {float(data.get('left_waiting', 0)):.0f} s", "time": when(arrived)}))
+        stored = {participant: (arrived, data) for participant, arrived, data in progress_of(state).all(study.id)}
+        for participant, waited in waiting_claims(((p, a, d) for p, (a, d) in stored.items()), state.storage.seated_participants(study.id)):
+            arrived, data = stored[participant]
+            rows.append((arrived, {"participant": participant, "study": study.id, "dialogue": "", "code": str(data.get("waiting_code", "")), "why": f"waited {waited:.0f} s", "time": when(arrived)}))
     return [row for _, row in sorted(rows, key=lambda pair: pair[0], reverse=True)]
 
 

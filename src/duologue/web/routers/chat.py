@@ -27,7 +27,7 @@ from duologue.core.spec import TaskSpec
 from duologue.tasks import UnknownNameError, task_class
 from duologue.web import identity
 from duologue.web.app import page, platform
-from duologue.web.frames import invalid_text
+from duologue.web.frames import cleaned, invalid_text
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.limits import RateLimited, limit_moves
 from duologue.web.live import MoveRefused, safe_outcome
@@ -119,7 +119,7 @@ def parse_move(data: Any) -> actions.Action:
     if problem is not None:
         raise MoveRefused(f"not a valid move: {problem}", status=422)
     try:
-        return actions.parse_action(data)
+        return actions.parse_action(cleaned(data))
     except ValueError as error:
         raise MoveRefused(f"not a valid move: {error}", status=422) from None
 

@@ -11,6 +11,7 @@ from fastapi.responses import RedirectResponse
 from duologue.web import identity
 from duologue.web.app import PARTICIPANT_ID, PARTICIPANT_PARAMS, page, participant_from, platform
 from duologue.web.matchmaker import LobbyRefused
+from duologue.web.waiting import LobbyClock
 
 router = APIRouter(tags=["lobby"])
 
@@ -85,17 +86,28 @@ async def lobby_socket(websocket: WebSocket, study_id: str):
         return
 
     progress = progress_of(state)
-    done = await state.storage.run(progress.get, study.id, participant) if study.protocol is not None else {}
+    pays_waiting = study.pay is not None and study.pay.waiting_leave_after is not None
+    done = await state.storage.run(progress.get, study.id, participant) if study.protocol is not None or pays_waiting else {}
     if next_step(study.protocol, done) is not None:  # consent and surveys come first
         await websocket.send_json({"type": "refused", "reason": "please start from the study link: a few pages come before the lobby"})
         await websocket.close(code=1008)
         return
+    if "left_waiting" in done:  # paid for waiting: never paired afterwards as well
+        await websocket.send_json({"type": "refused", "reason": "you left the waiting room with a code for your time; thank you!"})
+        await websocket.close(code=1008)
+        return
     await websocket.send_json({"type": "waiting", "bot_wait_seconds": study.bot_wait_seconds, "humans": study.allows_humans})
+    clock = LobbyClock(state, study, participant)  # the time this socket is open and unpaired
+    await clock.tick()
     joining = asyncio.ensure_future(_join_when_bots_are_warm(state, study, participant))
     leaving = asyncio.ensure_future(websocket.receive())
     try:
         while True:
-            done, _ = await asyncio.wait({joining, leaving}, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait({joining, leaving}, timeout=clock.until_beat(), return_when=asyncio.FIRST_COMPLETED)
+            if not clock.until_beat():
+                await clock.tick()
+            if not done:
+                continue
             if joining in done:
                 break
             message = leaving.result()
@@ -117,3 +129,4 @@ async def lobby_socket(websocket: WebSocket, study_id: str):
         leaving.cancel()
         if not joining.done():
             joining.cancel()
+        await clock.stop()

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse
 
-from duologue.web import identity
+from duologue.web import identity, waiting
 from duologue.web import protocol as proto
 from duologue.web.app import page, participant_from, platform
 from duologue.web.completion_codes import completion_code
@@ -59,8 +59,6 @@ def gate(request: Request, state: Any, study: Study, participant: str) -> Redire
     step = proto.next_step(study.protocol, data)
     if step is not None:
         return RedirectResponse(_url(study, step, participant), status_code=303)
-    if "lobby_since" not in data:
-        store.update(study.id, participant, {"lobby_since": time.time()})
     return None
 
 
@@ -157,7 +155,9 @@ async def protocol_submit(request: Request, study_id: str, step: str):
 
 @router.get("/waiting-code/{study_id}")
 async def waiting_code(request: Request, study_id: str):
-    """A code for time spent in the waiting room, once the study's `waiting_leave_after` has passed."""
+    """A code for time spent in the waiting room (`duologue.web.waiting`): once the person's lobby
+    socket was open and unpaired for the study's `waiting_leave_after`, and only for a person never
+    seated in one of the study's dialogues (they are paid for the dialogue instead)."""
     state = platform(request)
     study = state.study(study_id)
     participant = participant_from(request)
@@ -165,16 +165,16 @@ async def waiting_code(request: Request, study_id: str):
         raise HTTPException(403, identity.REFUSED)
     if not came_by_link(state, study, participant):
         raise HTTPException(403, BAD_LINK)
-    after = study.pay.waiting_leave_after if study.pay else None
+    if study.pay is None or study.pay.waiting_leave_after is None:
+        raise HTTPException(404, "this study does not give codes for waiting")
     store = proto.progress_of(state)
     data = store.get(study.id, participant)
-    since = data.get("lobby_since")
-    if after is None or since is None:
-        raise HTTPException(404, "this study does not give codes for waiting")
-    waited = time.time() - float(since)
+    seated = bool(await state.storage.run(state.storage.seats_of_participant, participant, study.id))
     code = completion_code(state.settings.secret, study.id, participant, prefix=state.settings.completion_code_prefix)
-    if "left_waiting" not in data:
-        if waited < after:
-            raise HTTPException(409, f"please wait {after - waited:.0f} more seconds for a partner")
-        store.update(study.id, participant, {"left_waiting": round(waited, 1), "waiting_code": code})
+    if "left_waiting" not in data or seated:
+        problem = waiting.leaving_problem(study.pay, data, seated, time.time())
+        if problem is not None:
+            raise HTTPException(409, problem)
+        left = min(waiting.waited(data, time.time()), study.pay.waiting_max_seconds)
+        store.update(study.id, participant, {"left_waiting": round(left, 1), "waiting_code": code})
     return page(request, "done.html", {"code": code, "study": study})

@@ -62,11 +62,12 @@ async def next_job(request: Request, rater: str | None = None, study: str | None
 
     studies = [state.study(study)] if study else list(state.studies.values())
     now = time.time()
+    also = identity.same_browser(state, session)  # the `rater` id is only what the address says; the browser is who it proved to be
     for candidate in studies:
         if candidate.ratings_per_dialogue <= 0 or not (candidate.rating_questionnaire or questionnaires_for(candidate.task, "third_party")):
             continue
         jobs = pool(state, candidate)
-        assignment = jobs.assign(rater, now)
+        assignment = jobs.assign(rater, now, also=also)
         if assignment is None:
             continue
         dialogue = state.storage.dialogue(assignment.dialogue_id)
@@ -90,6 +91,8 @@ def _job(request: Request, study_id: str, dialogue_id: str, rater: str | None):
     dialogue = state.storage.dialogue(dialogue_id)
     if dialogue is None:
         raise HTTPException(404, "no such dialogue")
+    if identity.same_browser(state, identity.session_of(request)).intersection(p.participant_id for p in dialogue.parties if p.participant_id):
+        raise HTTPException(403, "you took part in this dialogue, so you may not rate it")  # a job given before this browser was known
     return state, study, jobs, dialogue, rater
 
 

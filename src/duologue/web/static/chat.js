@@ -49,7 +49,7 @@
     ws.onclose = function (ev) {
       if (state && state.done) return;
       var c = $("connection"); c.hidden = false;
-      if (ev.code === 4403 || ev.code === 1008 || ev.code === 4500) { c.textContent = ev.reason || "This seat cannot be opened here."; return; }
+      if (ev.code === 4403 || ev.code === 1008 || ev.code === 4500 || ev.code === 4409) { c.textContent = ev.reason || "This seat cannot be opened here."; return; }
       c.textContent = "Connection lost; reconnecting…";
       retry += 1; setTimeout(connect, Math.min(1000 * retry, 5000));
     };
@@ -154,7 +154,7 @@
       var cls = e.kind === "system" ? "system" : (own ? "mine" : "theirs");
       if (e.kind !== "message" && e.kind !== "system") cls += " move";
       var label = e.party === null ? "" : (own ? "You" : "Partner");
-      list.appendChild(el("li", { class: cls }, [el("span", { class: "who", text: label }), eventText(e, own)]));
+      list.appendChild(el("li", { class: cls }, [el("span", { class: "who", text: label }), el("bdi", {}, [eventText(e, own)])]));
     });
     list.scrollTop = list.scrollHeight;
   }
