@@ -11,7 +11,7 @@ from importlib import import_module
 
 from duologue.core.agent import Agent, RandomAgent
 from duologue.core.task import Task
-from duologue.tasks import UnknownNameError, did_you_mean, load_class
+from duologue.core.names import UnknownNameError, did_you_mean, load_class
 
 GENERIC: dict[str, type[Agent]] = {"random": RandomAgent}
 GENERIC["llm"] = import_module("duologue.agents.llm").LLMAgent  # llm:local, llm:openai/gpt-4o-mini, llm:<alias>/<model>

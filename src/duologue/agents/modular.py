@@ -68,7 +68,6 @@ from duologue.agents.modular_retrieval import (  # the generator, also importabl
     ungrounded_words as ungrounded_words,
 )
 from duologue.core.agent import Agent
-from duologue.core.schema import Dialogue
 from duologue.core import actions
 from duologue.core.task import IllegalAction, Observation, Task
 
@@ -84,14 +83,6 @@ def data_root() -> Path:
     if configured:
         return Path(configured)
     return Path(__file__).resolve().parents[3].parent / "shared" / "data"
-
-
-def corpus_dialogues(corpus: str, path: Path) -> list[Dialogue]:
-    """The valid dialogues of a native corpus file or folder (invalid records are left out)."""
-    from duologue.data.io import read_corpus
-    from duologue.tasks import corpus_format
-
-    return read_corpus(corpus_format(corpus), path, skip_invalid=True).dialogues
 
 
 PRIOR_ONLY = "prior"

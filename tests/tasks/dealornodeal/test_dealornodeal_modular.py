@@ -76,7 +76,7 @@ def test_a_split_said_again_is_insisting_and_restating_the_partners_split_agrees
 
 
 def test_the_prior_and_the_corpus_acts_use_one_vocabulary(fixtures):
-    from duologue.agents.modular import corpus_dialogues
+    from duologue.tasks import corpus_dialogues
 
     known = {"greet", "propose", "insist", "agree", "disagree", "inquire", "unknown", "select"}
     assert {act for row in PRIOR.values() for act in row} <= known

@@ -51,7 +51,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from duologue.agents.modular import ActPolicy, Candidate, Knowledge, ModularAgent, UtteranceIndex, corpus_dialogues
+from duologue.agents.modular import ActPolicy, Candidate, Knowledge, ModularAgent, UtteranceIndex
+from duologue.tasks import corpus_dialogues
 from duologue.core import actions
 from duologue.core.schema import Message
 from duologue.core.task import Observation, Task

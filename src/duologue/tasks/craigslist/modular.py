@@ -45,7 +45,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from duologue.agents.modular import START, ActPolicy, Candidate, Generated, Knowledge, ModularAgent, UtteranceIndex, corpus_dialogues, similarity, ungrounded_words
+from duologue.agents.modular import START, ActPolicy, Candidate, Generated, Knowledge, ModularAgent, UtteranceIndex, similarity, ungrounded_words
+from duologue.tasks import corpus_dialogues
 from duologue.core import actions
 from duologue.core.schema import Message, Reject
 from duologue.core.task import Observation, Task

@@ -34,7 +34,8 @@ import random
 from pathlib import Path
 from typing import Any, Sequence
 
-from duologue.agents.modular import ActPolicy, Candidate, Knowledge, ModularAgent, OptionChoices, UtteranceIndex, corpus_dialogues, fill
+from duologue.agents.modular import ActPolicy, Candidate, Knowledge, ModularAgent, OptionChoices, UtteranceIndex, fill
+from duologue.tasks import corpus_dialogues
 from duologue.core import actions
 from duologue.core.task import Observation, Task
 from duologue.tasks.dealornodeal.agents import DealRuleAgent, describe
