@@ -665,7 +665,7 @@ train_app.command("policy")(train_policy_command)
 
 
 def _train_annotator(name: str, data: Path | None, out: Path | None, seed: int) -> None:
-    from duologue.agents.modular import data_root
+    from duologue.modular.agent import data_root
     from duologue.tasks import annotator as find_annotator
 
     try:
