@@ -12,19 +12,10 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from duologue.arena.specs import AGENTS_FORMS, split_agent_specs
-
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
-
-
-def _fail(message: str, code: int = 1) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a server's or a plug-in's words may hold [brackets]
-    return typer.Exit(code)
+from duologue.terminal import console, errors, fail
 
 
 def tournament_command(
@@ -55,38 +46,38 @@ def tournament_command(
 
     specs = list(dict.fromkeys(split_agent_specs(agents, ctx.args)))  # a pairing of a spec with itself says nothing
     if output_format not in ("table", "json"):
-        raise _fail(f"--format {output_format!r}: use table or json")
+        raise fail(f"--format {output_format!r}: use table or json", 1)
     if backend not in BACKENDS:
-        raise _fail(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+        raise fail(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}", 1)
     if address is not None and backend != "ray":
-        raise _fail("--address names a Ray cluster: use it with --backend ray")
+        raise fail("--address names a Ray cluster: use it with --backend ray", 1)
     if len(specs) < 2:
-        raise _fail(f"a tournament needs at least two different agent specs, got {specs}")
+        raise fail(f"a tournament needs at least two different agent specs, got {specs}", 1)
     try:
         check_agents(task, specs)
     except (UnknownNameError, LLMConfigError, AgentSpecError, LoadError) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error), 1) from None
     if out is not None and out.exists() and not out.is_dir():
-        raise _fail(f"--out {out}: is a file; the tournament writes one .jsonl per pairing into a folder")
+        raise fail(f"--out {out}: is a file; the tournament writes one .jsonl per pairing into a folder", 1)
     if out is not None and (problem := output_problem(out, folder=True)) is not None:
-        raise _fail(f"--out {problem}")
+        raise fail(f"--out {problem}", 1)
     if report_path is not None:
         if report_path.suffix.lower() not in (".html", ".htm"):
-            raise _fail(f"--report {report_path}: the report is an .html file")
+            raise fail(f"--report {report_path}: the report is an .html file", 1)
         if (problem := output_problem(report_path)) is not None:
-            raise _fail(f"--report {problem}")  # checked before the games, which the report would come after
+            raise fail(f"--report {problem}", 1)  # checked before the games, which the report would come after
         if _report_builder() is None:
-            raise _fail("--report needs duologue.evaluation.report (the HTML report builder), which this installation does not have")
+            raise fail("--report needs duologue.evaluation.report (the HTML report builder), which this installation does not have", 1)
     options = {} if max_turns is None else {"max_turns": max_turns}
     try:
         make(task, **options)  # before any game: a bad option fails the first one otherwise
     except (ValueError, TypeError) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error), 1) from None
     total = total_episodes(specs, episodes=episodes, llm_episodes=llm_episodes)
     try:
         already = episodes_done(out, task, specs, episodes=episodes, seed=seed, llm_episodes=llm_episodes, options=options)
     except (NotSelfPlayFile, OSError) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error), 1) from None
     count = len(pairings(specs))
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors) as progress:
         bar = progress.add_task(f"{task}: {count} pairings", total=total, completed=already)
@@ -105,14 +96,14 @@ def tournament_command(
                 on_episode=lambda _: progress.advance(bar), on_pairing=starting,
             )
         except BackendError as error:
-            raise _fail(str(error)) from None
+            raise fail(str(error), 1) from None
         except LLMError as error:
-            raise _fail(f"an agent's model endpoint failed: {error}" + kept) from None
+            raise fail(f"an agent's model endpoint failed: {error}" + kept, 1) from None
         except Exception as error:
             episode = failed_episode(error)
             if episode is None:
                 raise
-            raise _fail(f"episode {episode} of {current[0]} vs {current[1]} failed: {type(error).__name__}: {error}" + kept) from None
+            raise fail(f"episode {episode} of {current[0]} vs {current[1]} failed: {type(error).__name__}: {error}" + kept, 1) from None
     if already:
         errors.print(f"resumed: {already} episode(s) were already in {out}")
     if report_path is not None:

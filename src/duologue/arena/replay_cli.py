@@ -12,13 +12,11 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
+from duologue.terminal import console, errors, fail, load
+
 
 ROWS = (
     ("agreement", "agreement"),
@@ -31,11 +29,6 @@ ROWS = (
     ("human_agreement", "people's agreement"),
     ("human_pareto", "people's Pareto-optimal deals"),
 )
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a server's or a plug-in's words may hold [brackets]
-    return typer.Exit(code)
 
 
 def replay_command(
@@ -51,7 +44,6 @@ def replay_command(
 ) -> None:
     """Seat an agent opposite real people's scripts on their real scenarios; report agreement and scores against the people's."""
     from duologue.arena.replay import ReplayError, run_replay, seats_of, summarize, task_for
-    from duologue.cli import load
     from duologue.data.io import dump_dialogue
     from duologue.data.outputs import output_problem
     from duologue.llm.settings import LLMConfigError, LLMError
@@ -59,15 +51,15 @@ def replay_command(
     from duologue.tasks import UnknownNameError, make
 
     if out is not None and out.suffix.lower() != ".jsonl":
-        raise _fail(f"--out {out}: replayed dialogues are written as .jsonl")
+        raise fail(f"--out {out}: replayed dialogues are written as .jsonl")
     if out is not None and (problem := output_problem(out)) is not None:
-        raise _fail(f"--out {problem}")
+        raise fail(f"--out {problem}")
     read = load(corpus, path, skip_invalid=True)
     if read.invalid:
         errors.print(f"[yellow]{read.invalid} invalid record(s) left out (`duologue data validate {corpus} {path}` says why)[/]", highlight=False)
     dialogues = read.dialogues[:limit]
     if not dialogues:
-        raise _fail(f"{path}: no dialogues to replay")
+        raise fail(f"{path}: no dialogues to replay")
     rows = []
     handle = None
     partial = None if out is None else out.with_name(out.name + ".partial")  # `out` is replaced only by a finished run
@@ -88,11 +80,11 @@ def replay_command(
                 progress.advance(bar)
         finished = True
     except (ReplayError, UnknownNameError, LLMConfigError, AgentSpecError) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     except LLMError as error:
-        raise _fail(f"the agent's model endpoint failed: {error}") from None
+        raise fail(f"the agent's model endpoint failed: {error}") from None
     except OSError as error:
-        raise _fail(f"--out {out}: {error}") from None
+        raise fail(f"--out {out}: {error}") from None
     finally:
         if handle is not None:
             handle.close()

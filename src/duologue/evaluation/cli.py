@@ -3,9 +3,8 @@
 `dialogues` analyses any dialogues; `<corpus>` runs the analysis that a task's spec names for its
 corpus (`TaskSpec.analysis`), found when the command is asked for.
 
-The helpers of `duologue.cli` (reading with a progress bar, clean failures) are imported inside
-the commands: `duologue.cli` imports this module to register `analyze_app`, so a module-level
-import back would be circular.
+Reading with a progress bar and clean failures come from `duologue.terminal`, shared by every
+command module (`duologue.cli` imports this one to register `analyze_app`, never the reverse).
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from duologue.evaluation.tables import agreement_table, correlation_table, rating_means_table
+from duologue.terminal import OWN, console, errors, fail, load
 
 if TYPE_CHECKING:  # only for types: typer runs on its own copy of click, the `click` package may be absent
     from typer import _click as click
@@ -50,7 +50,6 @@ def _split_by(by: str | None, default: Sequence[str]) -> list[str]:
 
 def _check_report(report: Path | None) -> None:
     """Refuse a report path before the analysis it would come after."""
-    from duologue.cli import fail
     from duologue.data.outputs import output_problem
 
     if report is not None and report.suffix.lower() not in (".html", ".htm"):
@@ -61,7 +60,6 @@ def _check_report(report: Path | None) -> None:
 
 def _read(corpus: str, path: Path, skip_invalid: bool):
     """The dialogues of PATH, or a clean exit (code 1) with the reason."""
-    from duologue.cli import fail, load
     from duologue.data.io import list_files
 
     if not path.exists():
@@ -72,15 +70,11 @@ def _read(corpus: str, path: Path, skip_invalid: bool):
     if not result.dialogues:
         raise fail(f"{path}: no valid {corpus} dialogues to analyse", code=1)
     if result.invalid:
-        from duologue.cli import errors
-
         errors.print(f"[yellow]{result.invalid} invalid record(s) left out[/]")
     return result.dialogues
 
 
 def _analyse(label: str, run: Callable):
-    from duologue.cli import errors, fail
-
     try:
         with errors.status(f"{label}: computing statistics, correlations and agreement"):
             return run()
@@ -89,8 +83,6 @@ def _analyse(label: str, run: Callable):
 
 
 def _emit(analysis, output: OutputFormat, tables: Callable[[], list[Table]]) -> None:
-    from duologue.cli import console
-
     if output is OutputFormat.json:
         sys.stdout.write(analysis.model_dump_json(indent=2) + "\n")
         return
@@ -101,7 +93,6 @@ def _emit(analysis, output: OutputFormat, tables: Callable[[], list[Table]]) -> 
 def _write_report(build: Callable, report: Path | None, figures: Path | None) -> None:
     if report is None and figures is None:
         return
-    from duologue.cli import errors, fail
 
     with errors.status("drawing the report's figures"):  # its path was checked before the analysis (`_check_report`)
         built = build()
@@ -174,7 +165,6 @@ def _task_command(spec: "TaskSpec") -> click.Command:
         seed: SeedOption = 0,
         skip_invalid: SkipOption = False,
     ) -> None:
-        from duologue.cli import fail
         from duologue.data.stats import stats_tables
 
         if broken is not None:
@@ -208,7 +198,6 @@ def dialogues_command(
     skip_invalid: SkipOption = False,
 ) -> None:
     """Any dialogues (self-play, platform exports, corpora): statistics, ratings, agreement, ratings vs outcomes."""
-    from duologue.cli import OWN
     from duologue.data.stats import stats_tables
     from duologue.evaluation.analyses import analyze_dialogues, dialogues_report
 

@@ -21,17 +21,10 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
-
-
-def _fail(message: str, code: int) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a server's or a plug-in's words may hold [brackets]
-    return typer.Exit(code)
+from duologue.terminal import OWN, console, errors, fail, load, looks_like_own_schema
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -99,7 +92,6 @@ def agreement_cells(row: dict[str, Any]) -> list[str]:
 def _default_corpus(path: Path) -> str:
     """duologue's own schema when PATH holds it, else the corpus of the first task judged by people's
     ratings (the judge's items are rating items), else duologue's own schema."""
-    from duologue.cli import OWN, looks_like_own_schema
     from duologue.tasks import specs
 
     if path.exists() and looks_like_own_schema(path):
@@ -126,26 +118,25 @@ def judge_command(
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Read the valid records and skip broken ones.")] = False,
 ) -> None:
     """Rate transcripts with an LLM judge on DUO's items, and report its agreement with human raters."""
-    from duologue.cli import load
     from duologue.data.io import write_dialogues
     from duologue.evaluation.judge import MODES, Judge, agreement_rows, duo_items, iter_judged, judge_agreement
     from duologue.llm.settings import LLMError
 
     if output_format not in ("table", "json"):
-        raise _fail(f"--format {output_format!r}: use table or json", 2)
+        raise fail(f"--format {output_format!r}: use table or json", 2)
     if mode not in MODES:
-        raise _fail(f"--mode {mode!r}: use one of {', '.join(MODES)}", 2)
+        raise fail(f"--mode {mode!r}: use one of {', '.join(MODES)}", 2)
     if out is not None and out.suffix.lower() not in (".jsonl", ".parquet"):
-        raise _fail(f"--out {out}: write judged dialogues to a .jsonl or .parquet file", 2)
+        raise fail(f"--out {out}: write judged dialogues to a .jsonl or .parquet file", 2)
     from duologue.data.outputs import output_problem
 
     if out is not None and (problem := output_problem(out)) is not None:
-        raise _fail(f"--out {problem}", 2)  # before the model is asked anything
+        raise fail(f"--out {problem}", 2)  # before the model is asked anything
     wanted = _split(criteria)
     try:
         items = duo_items(criteria=wanted)
     except ValueError as error:
-        raise _fail(str(error), 2) from None
+        raise fail(str(error), 2) from None
 
     dialogues = load(corpus or _default_corpus(path), path, skip_invalid=skip_invalid).dialogues
     if rated_only:
@@ -153,7 +144,7 @@ def judge_command(
     if limit is not None:
         dialogues = dialogues[:limit]
     if not dialogues:
-        raise _fail(f"{path}: no dialogues to judge" + (" with third-party ratings" if rated_only else ""), 2)
+        raise fail(f"{path}: no dialogues to judge" + (" with third-party ratings" if rated_only else ""), 2)
 
     judged = []
     calls = unusable = 0
@@ -185,7 +176,7 @@ def judge_command(
             partial = out.with_name(f"{out.stem}.partial{out.suffix}")
             write_dialogues(judged, partial)
             errors.print(f"wrote the {len(judged)} dialogue(s) judged before the failure to {partial}")
-        raise _fail(str(error), 1) from None
+        raise fail(str(error), 1) from None
 
     if out is not None:
         write_dialogues(judged, out)

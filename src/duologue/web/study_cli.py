@@ -7,22 +7,15 @@ from typing import Annotated, Any, Optional
 
 import typer
 import yaml
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-console = Console()
-errors = Console(stderr=True)
+from duologue.terminal import console, errors, fail
+
 study_app = typer.Typer(help="Run a paid crowd study: signed links, completion codes, bonus payments.", no_args_is_help=True)
 
 StudyArg = Annotated[str, typer.Argument(help="A study id (from --study, else the built-in studies).")]
 StudyFile = Annotated[Optional[Path], typer.Option("--study", help="The study YAML file (default: the built-in studies).")]
 DbOption = Annotated[Optional[str], typer.Option("--db", help="The platform's database URL (default: the platform setting, sqlite:///duologue.db).")]
-
-
-def _fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/] {escape(message)}", highlight=False)
-    return typer.Exit(2)
 
 
 def builtin_studies() -> list:
@@ -44,11 +37,11 @@ def find_study(study_id: str, file: Path | None):
     try:
         studies = load_studies(file) if file else builtin_studies()
     except StudyError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     for study in studies:
         if study.id == study_id:
             return study
-    raise _fail(f"no study {study_id!r}{f' in {file}' if file else ''}; studies: {', '.join(s.id for s in studies)}")
+    raise fail(f"no study {study_id!r}{f' in {file}' if file else ''}; studies: {', '.join(s.id for s in studies)}")
 
 
 def _platform(db: str | None):
@@ -64,13 +57,13 @@ def _platform(db: str | None):
     try:
         url = make_url(settings.database_url)
     except ArgumentError as error:
-        raise _fail(f"--db {settings.database_url}: {error}") from None
+        raise fail(f"--db {settings.database_url}: {error}") from None
     if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:") and not Path(str(url.database)).is_file():
-        raise _fail(f"no platform database at {url.database}: give --db the URL `duologue serve` used")  # reading, not making one
+        raise fail(f"no platform database at {url.database}: give --db the URL `duologue serve` used")  # reading, not making one
     try:
         storage = Storage(settings.database_url)
     except Exception as error:  # noqa: BLE001 - a URL that does not work, a driver that is missing
-        raise _fail(f"cannot open the database {settings.database_url}: {error}") from None
+        raise fail(f"cannot open the database {settings.database_url}: {error}") from None
     return settings, storage, Progress(storage.engine)
 
 
@@ -89,7 +82,7 @@ def links(
     found = find_study(study_id, study)
     key = secret or (found.pay.link_secret if found.pay else None)
     if not key:
-        raise _fail(f"study {found.id} has no pay.link_secret; give --secret")
+        raise fail(f"study {found.id} has no pay.link_secret; give --secret")
     for i in range(1, n + 1):
         console.print(signed_link(base_url, key, found.id, f"{prefix}-{i}"), highlight=False, soft_wrap=True)
 
@@ -157,7 +150,7 @@ def payments_command(
 
     found = find_study(study_id, study)
     if found.pay is None:
-        raise _fail(f"study {found.id} has no `pay` settings")
+        raise fail(f"study {found.id} has no `pay` settings")
     settings, storage, progress = _platform(db)
     try:
         dialogues = list(storage.iter_dialogues(study_id=found.id))
@@ -168,7 +161,7 @@ def payments_command(
     from duologue.data.outputs import output_problem
 
     if (problem := output_problem(out, suffixes=(".csv",))) is not None:
-        raise _fail(problem)
+        raise fail(problem)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(bulk_bonus_csv(rows), encoding="utf-8")
     total = sum(r.amount for r in rows)
@@ -188,19 +181,19 @@ def pilot_command(
     try:
         from duologue.web.pilot import pilot
     except ImportError as error:
-        raise _fail(f"the pilot needs the web extra and playwright ({error.name} is missing)") from None
+        raise fail(f"the pilot needs the web extra and playwright ({error.name} is missing)") from None
     found = find_study(study_id, study)
     if bot_wait is not None:
         found = found.model_copy(update={"bot_wait_seconds": bot_wait})
     if not Path(chromium).exists():
-        raise _fail(f"{chromium}: no such browser")
+        raise fail(f"{chromium}: no such browser")
     from playwright.sync_api import Error as BrowserError
 
     with console.status(f"piloting {found.id} with {n} participant(s)"):
         try:
             results, dialogues = pilot(found, n, pairs=pairs, chromium=chromium)
         except BrowserError as error:  # a file that is not a browser, or one that will not start here
-            raise _fail(f"--chromium {chromium}: the browser did not start: {str(error).splitlines()[0]}") from None
+            raise fail(f"--chromium {chromium}: the browser did not start: {str(error).splitlines()[0]}") from None
     table = Table(title=f"pilot of {found.id}: {sum(r.error is None for r in results)}/{len(results)} reached a code, {len(dialogues)} dialogue(s)")
     for column in ("participant", "pages seen", "partner", "moves", "outcome", "code", "seconds", "error"):
         table.add_column(column, overflow="fold")
