@@ -15,7 +15,7 @@ import yaml
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
-from duologue.web.app import page, platform
+from duologue.web.deps import page, platform
 from duologue.web.export import export_zip
 from duologue.web.protocol import file_fields, progress_of
 from duologue.web.routers.ratings import pool
