@@ -67,7 +67,7 @@ def tournament_command(
         if (problem := output_problem(report_path)) is not None:
             raise fail(f"--report {problem}", 1)  # checked before the games, which the report would come after
         if _report_builder() is None:
-            raise fail("--report needs duologue.evaluation.report (the HTML report builder), which this installation does not have", 1)
+            raise fail("--report needs duologue.analysis.report (the HTML report builder), which this installation does not have", 1)
     options = {} if max_turns is None else {"max_turns": max_turns}
     try:
         make(task, **options)  # before any game: a bad option fails the first one otherwise
@@ -123,7 +123,7 @@ def tournament_command(
 def _report_builder() -> Any:
     """The HTML report module when it is installed (another part of duologue), else None."""
     try:
-        from duologue.evaluation import report as builder
+        from duologue.analysis import report as builder
     except ImportError:  # the module, or matplotlib behind it, is missing
         return None
     return builder if hasattr(builder, "Report") else None

@@ -527,8 +527,8 @@ def leaderboard_table(board: Leaderboard) -> Table:
 
 
 def add_to_report(report: Any, board: Leaderboard) -> None:
-    """Add a leaderboard to a `duologue.evaluation.report.Report`: its table (with the record) and the interval figure."""
-    from duologue.evaluation.report import LeaderboardRow as Entry, leaderboard_figure
+    """Add a leaderboard to a `duologue.analysis.report.Report`: its table (with the record) and the interval figure."""
+    from duologue.analysis.report import LeaderboardRow as Entry, leaderboard_figure
 
     title = leaderboard_title(board)
     section = report.section(title)

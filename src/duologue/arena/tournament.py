@@ -278,9 +278,9 @@ def pairing_table(task_id: str, results: list[PairingResult], caption: str | Non
 
 
 def tournament_report(tournament: Tournament) -> Any:
-    """The tournament as a `duologue.evaluation.report.Report`: the leaderboards with interval figures, then the pairings."""
+    """The tournament as a `duologue.analysis.report.Report`: the leaderboards with interval figures, then the pairings."""
     from duologue.arena.ratings import add_to_report
-    from duologue.evaluation.report import Report
+    from duologue.analysis.report import Report
 
     report = Report(
         f"{tournament.task} tournament",

@@ -18,7 +18,7 @@ import typer
 from rich.table import Table
 from typer.core import TyperGroup
 
-from duologue.evaluation.tables import agreement_table, correlation_table, rating_means_table
+from duologue.analysis.tables import agreement_table, correlation_table, rating_means_table
 from duologue.terminal import OWN, console, errors, fail, load
 
 if TYPE_CHECKING:  # only for types: typer runs on its own copy of click, the `click` package may be absent
@@ -199,7 +199,7 @@ def dialogues_command(
 ) -> None:
     """Any dialogues (self-play, platform exports, corpora): statistics, ratings, agreement, ratings vs outcomes."""
     from duologue.data.stats import stats_tables
-    from duologue.evaluation.analyses import analyze_dialogues, dialogues_report
+    from duologue.analysis.analyses import analyze_dialogues, dialogues_report
 
     _check_report(report)
     dialogues = _read(corpus or OWN, path, skip_invalid)
