@@ -41,7 +41,7 @@ TASKS: dict[str, str] = {
 ANNOTATORS: dict[str, str] = {
     "acts": "duologue.tasks.craigslist.acts:ActAnnotator",
     "entities": "duologue.tasks.mutualfriends.entities:EntityAnnotator",
-    "strategies": "duologue.tasks.casino.strategies:StrategyAnnotator",
+    "strategies": "duologue.tasks.casino.strategy_annotator:StrategyAnnotator",
 }
 """Annotator name (`duologue annotate NAME`) -> `module:Class` of its `Annotator`."""
 
