@@ -35,16 +35,33 @@ def tournament_command(
     llm_episodes: Annotated[Optional[int], typer.Option(min=1, help="Episodes per pairing with llm:local (slow on a CPU; default: --episodes).")] = None,
 ) -> None:
     """Round-robin tournament of agent specs: every ordered pair plays, then Bradley-Terry and Elo leaderboards."""
-    from duologue.agents import AgentSpecError
-    from duologue.arena.backends import BACKENDS, BackendError, failed_episode
     from duologue.arena.selfplay import NotSelfPlayFile
-    from duologue.data.outputs import output_problem
-    from duologue.arena.ratings import leaderboard_table
-    from duologue.arena.tournament import check_agents, episodes_done, pairing_table, pairings, run_tournament, total_episodes
-    from duologue.llm.settings import LLMConfigError, LLMError
-    from duologue.tasks import LoadError, UnknownNameError, make
+    from duologue.arena.tournament import episodes_done, total_episodes
 
     specs = list(dict.fromkeys(split_agent_specs(agents, ctx.args)))  # a pairing of a spec with itself says nothing
+    _check_choices(output_format, backend, address, specs)
+    _check_task_and_agents(task, specs)
+    _check_outputs(out, report_path)
+    options = _task_options(task, max_turns)
+    total = total_episodes(specs, episodes=episodes, llm_episodes=llm_episodes)
+    try:
+        already = episodes_done(out, task, specs, episodes=episodes, seed=seed, llm_episodes=llm_episodes, options=options)
+    except (NotSelfPlayFile, OSError) as error:
+        raise fail(str(error), 1) from None
+    play = dict(episodes=episodes, seed=seed, workers=workers, out_dir=out, options=options, backend=backend, address=address, llm_episodes=llm_episodes, bootstrap=bootstrap)
+    result = _play(task, specs, play, total=total, already=already)
+    if already:
+        errors.print(f"resumed: {already} episode(s) were already in {out}")
+    if report_path is not None:
+        _write_report(report_path, result)
+        errors.print(f"[green]wrote {report_path}[/]")
+    _show(task, result, output_format, caption=f"{episodes} episodes per pairing; seed {seed}")
+
+
+def _check_choices(output_format: str, backend: str, address: str | None, specs: list[str]) -> None:
+    """The options that name a choice: the output format, the backend (and a Ray address only with Ray), two specs at least."""
+    from duologue.arena.backends import BACKENDS
+
     if output_format not in ("table", "json"):
         raise fail(f"--format {output_format!r}: use table or json", 1)
     if backend not in BACKENDS:
@@ -53,10 +70,25 @@ def tournament_command(
         raise fail("--address names a Ray cluster: use it with --backend ray", 1)
     if len(specs) < 2:
         raise fail(f"a tournament needs at least two different agent specs, got {specs}", 1)
+
+
+def _check_task_and_agents(task: str, specs: list[str]) -> None:
+    """Every spec can play the task (an unknown task or agent, a model endpoint without settings)."""
+    from duologue.agents import AgentSpecError
+    from duologue.arena.tournament import check_agents
+    from duologue.llm.settings import LLMConfigError
+    from duologue.tasks import LoadError, UnknownNameError
+
     try:
         check_agents(task, specs)
     except (UnknownNameError, LLMConfigError, AgentSpecError, LoadError) as error:
         raise fail(str(error), 1) from None
+
+
+def _check_outputs(out: Path | None, report_path: Path | None) -> None:
+    """The pairings' folder and the report can be written: checked before the games, which they come after."""
+    from duologue.data.outputs import output_problem
+
     if out is not None and out.exists() and not out.is_dir():
         raise fail(f"--out {out}: is a file; the tournament writes one .jsonl per pairing into a folder", 1)
     if out is not None and (problem := output_problem(out, folder=True)) is not None:
@@ -68,16 +100,27 @@ def tournament_command(
             raise fail(f"--report {problem}", 1)  # checked before the games, which the report would come after
         if _report_builder() is None:
             raise fail("--report needs duologue.analysis.report (the HTML report builder), which this installation does not have", 1)
-    options = {} if max_turns is None else {"max_turns": max_turns}
+
+
+def _task_options(task: str, max_turns: int | None) -> dict[str, Any]:
+    """The task's options, tried on the task before any game (a bad option fails the first one otherwise)."""
+    from duologue.tasks import make
+
+    options: dict[str, Any] = {} if max_turns is None else {"max_turns": max_turns}
     try:
-        make(task, **options)  # before any game: a bad option fails the first one otherwise
+        make(task, **options)
     except (ValueError, TypeError) as error:
         raise fail(str(error), 1) from None
-    total = total_episodes(specs, episodes=episodes, llm_episodes=llm_episodes)
-    try:
-        already = episodes_done(out, task, specs, episodes=episodes, seed=seed, llm_episodes=llm_episodes, options=options)
-    except (NotSelfPlayFile, OSError) as error:
-        raise fail(str(error), 1) from None
+    return options
+
+
+def _play(task: str, specs: list[str], play: dict[str, Any], *, total: int, already: int) -> Any:
+    """Run the tournament with a progress bar; a failed backend, model endpoint or episode is a clean exit naming the pairing."""
+    from duologue.arena.backends import BackendError, failed_episode
+    from duologue.arena.tournament import pairings, run_tournament
+    from duologue.llm.settings import LLMError
+
+    out = play["out_dir"]
     count = len(pairings(specs))
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors) as progress:
         bar = progress.add_task(f"{task}: {count} pairings", total=total, completed=already)
@@ -90,11 +133,7 @@ def tournament_command(
 
         kept = f"; finished episodes are kept in {out}, rerun to resume" if out else ""
         try:
-            result = run_tournament(
-                task, specs, episodes=episodes, seed=seed, workers=workers, out_dir=out, options=options, backend=backend,
-                address=address, llm_episodes=llm_episodes, bootstrap=bootstrap,
-                on_episode=lambda _: progress.advance(bar), on_pairing=starting,
-            )
+            return run_tournament(task, specs, **play, on_episode=lambda _: progress.advance(bar), on_pairing=starting)
         except BackendError as error:
             raise fail(str(error), 1) from None
         except LLMError as error:
@@ -104,15 +143,17 @@ def tournament_command(
             if episode is None:
                 raise
             raise fail(f"episode {episode} of {current[0]} vs {current[1]} failed: {type(error).__name__}: {error}" + kept, 1) from None
-    if already:
-        errors.print(f"resumed: {already} episode(s) were already in {out}")
-    if report_path is not None:
-        _write_report(report_path, result)
-        errors.print(f"[green]wrote {report_path}[/]")
+
+
+def _show(task: str, result: Any, output_format: str, *, caption: str) -> None:
+    """The pairings and the leaderboards, as tables or as JSON on standard output."""
+    from duologue.arena.ratings import leaderboard_table
+    from duologue.arena.tournament import pairing_table
+
     if output_format == "json":
         sys.stdout.write(json.dumps(result.model_dump(mode="json"), indent=2) + "\n")
         return
-    console.print(pairing_table(task, result.pairings, caption=f"{episodes} episodes per pairing; seed {seed}"))
+    console.print(pairing_table(task, result.pairings, caption=caption))
     for board in result.leaderboards:
         if board.rows:
             console.print(leaderboard_table(board))
