@@ -119,8 +119,41 @@ def judge_command(
 ) -> None:
     """Rate transcripts with an LLM judge on DUO's items, and report its agreement with human raters."""
     from duologue.data.io import write_dialogues
-    from duologue.evaluation.judge import MODES, Judge, agreement_rows, duo_items, iter_judged, judge_agreement
+    from duologue.evaluation.judge import Judge, agreement_rows, duo_items, judge_agreement
     from duologue.llm.settings import LLMError
+
+    _check_options(output_format, mode, out)
+    wanted = _split(criteria)
+    try:
+        items = duo_items(criteria=wanted)
+    except ValueError as error:
+        raise fail(str(error), 2) from None
+    dialogues = _dialogues_to_judge(path, corpus, skip_invalid=skip_invalid, rated_only=rated_only, wanted=wanted, limit=limit)
+    try:
+        client = _client(llm, base_url, model)
+        judge = Judge(client, items=items, judge_id=judge_id, mode=mode, attempts=attempts, reason_chars=reason_chars)  # type: ignore[arg-type]
+    except LLMError as error:  # an endpoint that cannot be set up fails as one that fails while judging
+        raise fail(str(error), 1) from None
+    judged, calls, unusable = _judge_all(dialogues, judge, out)
+    if out is not None:
+        write_dialogues(judged, out)
+    given = sum(1 for d in judged for r in d.ratings if r.rater_kind == "model" and r.rater_id == judge.judge_id)
+    missing = sum(len(d.meta["judges"][judge.judge_id]["missing"]) for d in judged)
+    summary = {"judge": judge.judge_id, "dialogues": len(judged), "ratings": given, "missing": missing, "calls": calls, "unusable_replies": unusable}
+
+    criteria_seen = [item.name for item in items if any(r.rater_kind == "third_party" and r.criterion == item.name for d in judged for r in d.ratings)]
+    results = [judge_agreement(judged, criterion, judge_id=judge.judge_id, bootstrap=bootstrap) for criterion in criteria_seen]
+    rows = agreement_rows(results)
+    if output_format == "json":
+        typer.echo(json.dumps({**summary, "out": None if out is None else str(out), "agreement": rows}, default=float))
+        return
+    _print_summary(summary, out, rows)
+
+
+def _check_options(output_format: str, mode: str, out: Path | None) -> None:
+    """The format, the mode and the output file, before any dialogue is read or any model asked."""
+    from duologue.data.outputs import output_problem
+    from duologue.evaluation.judge import MODES
 
     if output_format not in ("table", "json"):
         raise fail(f"--format {output_format!r}: use table or json", 2)
@@ -128,16 +161,14 @@ def judge_command(
         raise fail(f"--mode {mode!r}: use one of {', '.join(MODES)}", 2)
     if out is not None and out.suffix.lower() not in (".jsonl", ".parquet"):
         raise fail(f"--out {out}: write judged dialogues to a .jsonl or .parquet file", 2)
-    from duologue.data.outputs import output_problem
-
     if out is not None and (problem := output_problem(out)) is not None:
         raise fail(f"--out {problem}", 2)  # before the model is asked anything
-    wanted = _split(criteria)
-    try:
-        items = duo_items(criteria=wanted)
-    except ValueError as error:
-        raise fail(str(error), 2) from None
 
+
+def _dialogues_to_judge(
+    path: Path, corpus: str | None, *, skip_invalid: bool, rated_only: bool, wanted: list[str] | None, limit: int | None
+) -> list[Any]:
+    """The dialogues of PATH to judge (those with third-party ratings only, if asked; the first `limit`); none is a clean exit."""
     dialogues = load(corpus or _default_corpus(path), path, skip_invalid=skip_invalid).dialogues
     if rated_only:
         dialogues = [d for d in dialogues if _has_third_party(d, wanted)]
@@ -145,12 +176,19 @@ def judge_command(
         dialogues = dialogues[:limit]
     if not dialogues:
         raise fail(f"{path}: no dialogues to judge" + (" with third-party ratings" if rated_only else ""), 2)
+    return dialogues
 
-    judged = []
+
+def _judge_all(dialogues: list[Any], judge: Any, out: Path | None) -> tuple[list[Any], int, int]:
+    """Judge every dialogue with a progress bar: the judged dialogues, the requests made and the unusable replies.
+    A failing endpoint is a clean exit (code 1); what was judged before it is kept beside `out`."""
+    from duologue.data.io import write_dialogues
+    from duologue.evaluation.judge import iter_judged
+    from duologue.llm.settings import LLMError
+
+    judged: list[Any] = []
     calls = unusable = 0
     try:
-        client = _client(llm, base_url, model)
-        judge = Judge(client, items=items, judge_id=judge_id, mode=mode, attempts=attempts, reason_chars=reason_chars)  # type: ignore[arg-type]
         with Progress(
             SpinnerColumn(),
             TextColumn("[progress.description]{task.description}"),
@@ -177,22 +215,15 @@ def judge_command(
             write_dialogues(judged, partial)
             errors.print(f"wrote the {len(judged)} dialogue(s) judged before the failure to {partial}")
         raise fail(str(error), 1) from None
+    return judged, calls, unusable
 
-    if out is not None:
-        write_dialogues(judged, out)
-    given = sum(1 for d in judged for r in d.ratings if r.rater_kind == "model" and r.rater_id == judge.judge_id)
-    missing = sum(len(d.meta["judges"][judge.judge_id]["missing"]) for d in judged)
-    summary = {"judge": judge.judge_id, "dialogues": len(judged), "ratings": given, "missing": missing, "calls": calls, "unusable_replies": unusable}
 
-    criteria_seen = [item.name for item in items if any(r.rater_kind == "third_party" and r.criterion == item.name for d in judged for r in d.ratings)]
-    results = [judge_agreement(judged, criterion, judge_id=judge.judge_id, bootstrap=bootstrap) for criterion in criteria_seen]
-    rows = agreement_rows(results)
-    if output_format == "json":
-        typer.echo(json.dumps({**summary, "out": None if out is None else str(out), "agreement": rows}, default=float))
-        return
+def _print_summary(summary: dict[str, Any], out: Path | None, rows: list[dict[str, Any]]) -> None:
+    """What the judge did, then its agreement with the people (a table) and the notes on each criterion."""
+    unusable = summary["unusable_replies"]
     console.print(
-        f"judged {len(judged)} dialogue(s) with [bold]{judge.judge_id}[/]: {given} rating(s), {missing} missing, "
-        f"{calls} request(s), {unusable} unusable repl{'y' if unusable == 1 else 'ies'}",
+        f"judged {summary['dialogues']} dialogue(s) with [bold]{summary['judge']}[/]: {summary['ratings']} rating(s), "
+        f"{summary['missing']} missing, {summary['calls']} request(s), {unusable} unusable repl{'y' if unusable == 1 else 'ies'}",
         highlight=False,
     )
     if out is not None:
