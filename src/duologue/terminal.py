@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import typer
 from rich.console import Console
@@ -37,7 +37,7 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 @contextmanager
-def reading(label: str) -> Iterator:
+def reading(label: str) -> Iterator[Callable[..., None]]:
     """A progress display for reading records; yields a callback that counts one record."""
     with Progress(
         SpinnerColumn(),

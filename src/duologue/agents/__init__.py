@@ -33,7 +33,7 @@ def make_agent(spec: str, task: Task) -> Agent:
         agent_class = GENERIC[kind]
     else:
         raise did_you_mean(kind, agent_kinds(task), f"agent for {task.id}")
-    agent = agent_class(argument) if argument else agent_class()
+    agent: Agent = agent_class(argument) if argument else agent_class()
     agent.name = spec
     return agent
 

@@ -175,7 +175,7 @@ def parse_action(data: dict[str, Any] | str | bytes) -> Action:
 
 def action_of_event(event: schema.EventBase) -> Action | None:
     """The move that made this event (None for system notes and kinds no move makes)."""
-    kind = KIND_OF_EVENT.get(event.kind)  # type: ignore[attr-defined]
+    kind = KIND_OF_EVENT.get(event.kind)
     if kind is None:
         return None
     cls = BY_KIND[kind]
