@@ -9,11 +9,13 @@ With `--workers N`, uvicorn imports `create_app_from_env` in each worker process
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.limits import LimitsMiddleware, MoveLimit, RateLimiter
@@ -43,17 +45,17 @@ NO_STORE = [(b"cache-control", b"no-store")]
 class SecurityHeaders:
     """Adds `SECURITY_HEADERS` to every HTTP response (plain ASGI, so websockets pass untouched)."""
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
 
         private = scope.get("path", "").startswith(PRIVATE_PATHS)
 
-        async def with_headers(message) -> None:
+        async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = [h for h in message.get("headers", []) if not (private and h[0].lower() == b"cache-control")]
                 message["headers"] = headers + SECURITY_HEADERS + (NO_STORE if private else [])
@@ -79,7 +81,7 @@ def describe_refusals(app: FastAPI) -> None:
     """
     produce = app.openapi
 
-    def openapi() -> dict:
+    def openapi() -> dict[str, Any]:
         if app.openapi_schema is not None:
             return app.openapi_schema
         schema = produce()
@@ -156,7 +158,7 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
         app.include_router(module.router)
 
     @app.exception_handler(HTTPException)
-    async def http_error(request: Request, error: HTTPException):
+    async def http_error(request: Request, error: HTTPException) -> Response:
         """JSON for the API, a readable page for people."""
         from fastapi.responses import JSONResponse
 
@@ -166,7 +168,7 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
 
     @app.exception_handler(StorageUnavailable)
     @app.exception_handler(ClusterUnavailable)
-    async def unavailable(request: Request, error: Exception):
+    async def unavailable(request: Request, error: Exception) -> Response:
         """The database or Redis is away for a moment: say so (503, retry), never a stack trace."""
         from fastapi.responses import JSONResponse
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse
@@ -64,7 +64,8 @@ class Platform:
 
 
 def platform(request: Request) -> Platform:
-    return request.app.state.platform
+    state: Platform = request.app.state.platform
+    return state
 
 
 def participant_from(request: Request) -> str | None:
@@ -78,5 +79,5 @@ def participant_from(request: Request) -> str | None:
     return None
 
 
-def page(request: Request, name: str, context: dict | None = None, status_code: int = 200) -> HTMLResponse:
+def page(request: Request, name: str, context: dict[str, Any] | None = None, status_code: int = 200) -> HTMLResponse:
     return templates.TemplateResponse(request, name, context or {}, status_code=status_code)

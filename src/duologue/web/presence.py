@@ -37,7 +37,7 @@ class Occupant:
 
     seat: Seat
     agent: Agent | None = None
-    connections: set = field(default_factory=set)
+    connections: set[Any] = field(default_factory=set)
     away_since: float | None = None
     """When the person's last connection closed (or the dialogue started, before they connect)."""
     elsewhere: bool = False

@@ -282,7 +282,8 @@ def _text_path(task_id: str, name: str, suffix: str) -> Any:
 
 def text(task_id: str, name: str) -> str:
     """A consent or instructions text (plain text; blank lines separate paragraphs)."""
-    return _text_path(task_id, name, ".txt").read_text(encoding="utf-8")
+    written: str = _text_path(task_id, name, ".txt").read_text(encoding="utf-8")
+    return written
 
 
 def survey(task_id: str, name: str) -> Survey:
@@ -340,7 +341,7 @@ class ProgressRow(_Base):
     study_id: Mapped[str] = mapped_column(String(100), primary_key=True)
     participant_id: Mapped[str] = mapped_column(String(200), primary_key=True)
     arrived: Mapped[float] = mapped_column(Float)
-    data: Mapped[dict] = mapped_column(JSON, default=dict)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     """{"done": [step], "answers": {step: {item: value}}, "fills": {path: value}, "crowd": {...}, "times": {step: t}}"""
 
 
@@ -370,7 +371,7 @@ class Progress:
             if row is None:
                 row = ProgressRow(study_id=study_id, participant_id=participant_id, arrived=time.time(), data={})
                 session.add(row)
-            data = json.loads(json.dumps(row.data or {}))
+            data: dict[str, Any] = json.loads(json.dumps(row.data or {}))
             for key, value in change.items():
                 if isinstance(value, dict) and isinstance(data.get(key), dict):
                     data[key] = {**data[key], **value}

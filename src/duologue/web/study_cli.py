@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 import yaml
 from rich.table import Table
 
 from duologue.terminal import console, errors, fail
+
+if TYPE_CHECKING:
+    from duologue.web.protocol import Progress
+    from duologue.web.settings import Settings
+    from duologue.web.storage import Storage
+    from duologue.web.study import Study
 
 study_app = typer.Typer(help="Run a paid crowd study: signed links, completion codes, bonus payments.", no_args_is_help=True)
 
@@ -18,7 +24,7 @@ StudyFile = Annotated[Optional[Path], typer.Option("--study", help="The study YA
 DbOption = Annotated[Optional[str], typer.Option("--db", help="The platform's database URL (default: the platform setting, sqlite:///duologue.db).")]
 
 
-def builtin_studies() -> list:
+def builtin_studies() -> list[Study]:
     """One default study per task, plus every collection protocol a task ships (`protocol/study.yaml`)."""
     from duologue.tasks import spec, task_ids
     from duologue.web.study import default_studies, parse_studies
@@ -31,7 +37,7 @@ def builtin_studies() -> list:
     return studies
 
 
-def find_study(study_id: str, file: Path | None):
+def find_study(study_id: str, file: Path | None) -> Study:
     from duologue.web.study import StudyError, load_studies
 
     try:
@@ -44,7 +50,7 @@ def find_study(study_id: str, file: Path | None):
     raise fail(f"no study {study_id!r}{f' in {file}' if file else ''}; studies: {', '.join(s.id for s in studies)}")
 
 
-def _platform(db: str | None):
+def _platform(db: str | None) -> tuple[Settings, Storage, Progress]:
     from duologue.web.protocol import Progress
     from duologue.web.settings import Settings
     from duologue.web.storage import Storage
@@ -87,7 +93,7 @@ def links(
         console.print(signed_link(base_url, key, found.id, f"{prefix}-{i}"), highlight=False, soft_wrap=True)
 
 
-def _codes(found, settings, storage, progress) -> list[dict]:
+def _codes(found: Study, settings: Settings, storage: Storage, progress: Progress) -> list[dict[str, Any]]:
     """Every code the study handed out: after a dialogue's questionnaire, or for waiting time."""
     from duologue.web.completion_codes import completion_code
     from duologue.web.payments import figures_of
