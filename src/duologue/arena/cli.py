@@ -48,7 +48,10 @@ def tournament_command(
         already = episodes_done(out, task, specs, episodes=episodes, seed=seed, llm_episodes=llm_episodes, options=options)
     except (NotSelfPlayFile, OSError) as error:
         raise fail(str(error), 1) from None
-    play = dict(episodes=episodes, seed=seed, workers=workers, out_dir=out, options=options, backend=backend, address=address, llm_episodes=llm_episodes, bootstrap=bootstrap)
+    play = dict(
+        episodes=episodes, seed=seed, workers=workers, out_dir=out, options=options, backend=backend, address=address,
+        llm_episodes=llm_episodes, bootstrap=bootstrap,
+    )
     result = _play(task, specs, play, total=total, already=already)
     if already:
         errors.print(f"resumed: {already} episode(s) were already in {out}")
