@@ -32,7 +32,8 @@ from rich.table import Table
 from duologue.core.annotator import label_scores
 from duologue.data.io import read_corpus
 from duologue.tasks import corpus_format
-from duologue.tasks.casino.strategies import StrategyAnnotator, load_model
+from duologue.tasks.casino.strategies import load_model
+from duologue.tasks.casino.strategy_annotator import StrategyAnnotator
 from duologue.tasks.casino.strategy_training import cross_validate, examples_of
 from duologue.tasks.casino.understanding import read
 

@@ -39,8 +39,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from duologue.agents import make_agent, modular
-from duologue.agents.modular import Generated, ModularAgent
+from duologue.agents import make_agent
+from duologue.modular import agent as modular
+from duologue.modular.agent import Generated, ModularAgent
 from duologue.arena.report import bootstrap_mean, report, report_table
 from duologue.arena.selfplay import episode_seed
 from duologue.core.episode import play_episode

@@ -33,7 +33,7 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
-from duologue.agents.modular import resolve_corpus
+from duologue.modular.agent import resolve_corpus
 from duologue.arena.ratings import leaderboard_table
 from duologue.arena.tournament import PairingResult, headline_metrics, loads_a_model, pairing_table, play_pairing, run_tournament
 from duologue.arena.tournament import pairings as ordered_pairings

@@ -61,7 +61,7 @@ def corpus_path():
 @pytest.fixture
 def fresh_modular_cache():
     """The modular agents learn anew in this test: what they built from a corpus is cached per process."""
-    from duologue.agents import modular
+    from duologue.modular import agent as modular
 
     modular.clear_cache()
     yield

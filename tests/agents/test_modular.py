@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from duologue.agents.modular import (
+from duologue.modular.agent import (
     ActPolicy,
     Generated,
     Knowledge,
@@ -130,7 +130,7 @@ def test_knowledge_is_built_once_per_process_and_falls_back_with_a_warning(tmp_p
     first = cached_knowledge("Owner", tmp_path, build, lambda: _knowledge("built-in"))
     second = cached_knowledge("Owner", tmp_path, build, lambda: _knowledge("built-in"))
     assert first is second and len(builds) == 1 and first.from_corpus
-    with caplog.at_level(logging.WARNING, logger="duologue.agents.modular"):
+    with caplog.at_level(logging.WARNING, logger="duologue.modular.agent"):
         fallback = cached_knowledge("Owner", None, build, lambda: _knowledge("built-in"))
     assert not fallback.from_corpus
     assert "no corpus found" in caplog.text
@@ -140,7 +140,7 @@ def test_a_corpus_that_cannot_be_read_falls_back_instead_of_failing(tmp_path, ca
     def broken(path: Path) -> Knowledge:
         raise ValueError("not a corpus")
 
-    with caplog.at_level(logging.WARNING, logger="duologue.agents.modular"):
+    with caplog.at_level(logging.WARNING, logger="duologue.modular.agent"):
         knowledge = cached_knowledge("Broken", tmp_path, broken, lambda: _knowledge("built-in"))
     assert knowledge.source == "built-in"
     assert "could not learn" in caplog.text
@@ -215,7 +215,7 @@ def test_fit_share_counts_only_checked_replies():
 
 
 def test_retrieval_ranks_by_the_context_a_line_answered():
-    from duologue.agents.modular import similarity
+    from duologue.modular.agent import similarity
 
     index = UtteranceIndex()
     index.add("chat", "Sure, it runs fine.", context="does the engine run well?")
@@ -226,7 +226,7 @@ def test_retrieval_ranks_by_the_context_a_line_answered():
 
 
 def test_words_not_grounded_in_the_dialogue_are_found():
-    from duologue.agents.modular import ungrounded_words
+    from duologue.modular.agent import ungrounded_words
 
     common = {"the", "still", "available"}
     grounds = ["2012 Honda Civic LX sedan, automatic, 98k miles."]

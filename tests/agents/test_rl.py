@@ -8,7 +8,7 @@ from duologue import tasks
 from duologue.agents import make_agent
 from duologue.agents.rl import RLAgent, turns_bucket, turns_features
 from duologue.core.episode import play_episode
-from duologue.learning.policy import CoarsePolicy
+from duologue.modular.coarse_policy import CoarsePolicy
 from duologue.learning.train import TrainConfig, supervised_acts
 
 

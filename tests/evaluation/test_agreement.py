@@ -10,7 +10,7 @@ import pytest
 
 from duologue.core.schema import LIKERT_5, Annotation, Dialogue, Message, Party, Rating, Scale, Scenario
 from duologue.data.io import read_corpus
-from duologue.evaluation.agreement import (
+from duologue.analysis.agreement import (
     Agreement,
     agreement_by_criterion,
     alpha_from_counts,

@@ -7,7 +7,7 @@ import pytest
 
 from duologue.core.schema import LIKERT_5, Dialogue, Message, Outcome, Party, Rating, Scenario
 from duologue.data.io import read_corpus
-from duologue.evaluation.analyses import TaskAnalysis, analyze_dialogues, dialogues_report, rating_means
+from duologue.analysis.analyses import TaskAnalysis, analyze_dialogues, dialogues_report, rating_means
 from duologue.tasks import corpus_format
 
 SIM, PREF = "party:stylistic_similarity", "party:preference"

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from duologue.cli import app
 from duologue.data.io import read_corpus, write_dialogues
-from duologue.evaluation.analyses import TaskAnalysis
+from duologue.analysis.analyses import TaskAnalysis
 from duologue.tasks import corpus_format
 
 runner = CliRunner()

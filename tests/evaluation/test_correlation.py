@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from duologue.data.io import read_corpus
-from duologue.evaluation.correlation import Correlation, bootstrap_correlations, correlate, correlation_matrix, correlations
-from duologue.evaluation.frames import dialogue_frame, party_frame
+from duologue.analysis.correlation import Correlation, bootstrap_correlations, correlate, correlation_matrix, correlations
+from duologue.analysis.frames import dialogue_frame, party_frame
 from duologue.tasks import corpus_format
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from duologue.core.schema import LIKERT_5, Dialogue, Outcome, Party, Rating, Scale, Scenario
 from duologue.data.io import read_corpus
-from duologue.evaluation.frames import dialogue_frame, dialogue_groups, party_frame, ratings_frame
+from duologue.analysis.frames import dialogue_frame, dialogue_groups, party_frame, ratings_frame
 from duologue.tasks import corpus_format
 
 SATISFACTION = Scale(kind="ordinal", labels=["Extremely dissatisfied", "Slightly dissatisfied", "Undecided", "Slightly satisfied", "Extremely satisfied"])

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from duologue.cli import app
 from duologue.core.schema import Dialogue, Message, Party, Rating, Scenario
 from duologue.data.io import read_corpus
-from duologue.evaluation.agreement import rating_agreement
+from duologue.analysis.agreement import rating_agreement
 from duologue.evaluation.judge import (
     DUO_ITEMS,
     Judge,

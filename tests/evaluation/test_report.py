@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from html.parser import HTMLParser
 
-from duologue.evaluation.report import (
+from duologue.analysis.report import (
     LeaderboardRow,
     Report,
     figure_png,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from duologue.evaluation.analyses import correlation_rows
-from duologue.evaluation.correlation import Correlation
-from duologue.evaluation.tables import correlation_table, p_value
+from duologue.analysis.analyses import correlation_rows
+from duologue.analysis.correlation import Correlation
+from duologue.analysis.tables import correlation_table, p_value
 
 
 def _found(p: float) -> Correlation:

@@ -13,7 +13,7 @@ from duologue import tasks  # noqa: E402
 from duologue.agents import make_agent  # noqa: E402
 from duologue.arena.selfplay import PlayConfig, play_one  # noqa: E402
 from duologue.core.schema import Dialogue, Outcome, Party, Scenario  # noqa: E402
-from duologue.learning.policy import CoarsePolicy, features, option_prior  # noqa: E402
+from duologue.modular.coarse_policy import CoarsePolicy, features, option_prior  # noqa: E402
 from duologue.learning.rewards import fairness_score, reward  # noqa: E402
 from duologue.learning.rollout import pick_partner  # noqa: E402
 from duologue.learning.train import TrainConfig, checkpoint_path, train  # noqa: E402

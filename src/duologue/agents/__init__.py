@@ -11,7 +11,7 @@ from importlib import import_module
 
 from duologue.core.agent import Agent, RandomAgent
 from duologue.core.task import Task
-from duologue.tasks import UnknownNameError, did_you_mean, load_class
+from duologue.core.names import UnknownNameError, did_you_mean, load_class
 
 GENERIC: dict[str, type[Agent]] = {"random": RandomAgent}
 GENERIC["llm"] = import_module("duologue.agents.llm").LLMAgent  # llm:local, llm:openai/gpt-4o-mini, llm:<alias>/<model>
@@ -48,7 +48,7 @@ def make_agent(spec: str, task: Task) -> Agent:
         agent_class = GENERIC[kind]
     else:
         raise did_you_mean(kind, agent_kinds(task), f"agent for {task.id}")
-    agent = agent_class(argument) if argument else agent_class()
+    agent: Agent = agent_class(argument) if argument else agent_class()
     agent.name = spec
     return agent
 

@@ -34,7 +34,7 @@ EXPONENTS = {"boulware": 0.2, "linear": 1.0, "conceder": 2.0}
 
 def aspiration(t: float, exponent: float) -> float:
     """The share of the way from walking away to the best outcome still asked for at time t."""
-    return 1.0 - min(max(t, 0.0), 1.0) ** (1.0 / exponent)
+    return 1.0 - float(min(max(t, 0.0), 1.0) ** (1.0 / exponent))
 
 
 class ValuesNegotiator(Agent):

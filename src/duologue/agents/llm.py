@@ -449,7 +449,7 @@ class LLMAgent(Agent):
         return InvalidReply(reason=problem, reply=reply[:1000])
 
     def _ask(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> Completion:
-        completion = self.client.complete(
+        completion: Completion = self.client.complete(
             messages,
             json_schema=schema,
             schema_name="move",

@@ -15,24 +15,32 @@ from __future__ import annotations
 
 import random
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Sequence
 
 from duologue.core.actions import Action
 from duologue.core.agent import Agent
 from duologue.core.task import IllegalAction, Observation, Task
-from duologue.learning.policy import CoarsePolicy, Decision, option_prior
+from duologue.modular.agent import ModularAgent
+from duologue.modular.coarse_policy import CoarsePolicy, Decision, option_prior
+
+
+def shipped_folder(task_id: str) -> Traversable:
+    """Where the policies shipped for a task are: `duologue/learning/policies/<task id>/`, found as
+    package data of `duologue` (playing needs no import of the learning layer above the agents)."""
+    return resources.files("duologue").joinpath("learning", "policies", task_id)
 
 
 def shipped(task_id: str) -> list[str]:
     """Names of the policies shipped for a task."""
-    folder = resources.files("duologue.learning").joinpath("policies", task_id)
+    folder = shipped_folder(task_id)
     return sorted(p.name.removesuffix(".npz") for p in folder.iterdir() if p.name.endswith(".npz")) if folder.is_dir() else []
 
 
 def policy_path(argument: str, task_id: str) -> Path:
     """The file `rl:<argument>` names: a shipped policy of the task, or a path."""
-    folder = resources.files("duologue.learning").joinpath("policies", task_id)
+    folder = shipped_folder(task_id)
     candidate = folder.joinpath(f"{argument}.npz")
     if candidate.is_file():
         return Path(str(candidate))
@@ -95,7 +103,6 @@ class RLAgent(Agent):
         if self.policy.meta.get("task") not in (None, task.id):
             raise ValueError(f"rl:{self.argument} was trained for {self.policy.meta['task']}, not {task.id}")
         from duologue.agents import make_agent
-        from duologue.agents.modular import ModularAgent
 
         base = make_agent(str(self.policy.meta.get("base", "modular")), task)
         if not isinstance(base, ModularAgent):  # only the modular agents decide by coarse act

@@ -12,20 +12,10 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-
-from duologue.core.terminal import CliConsole
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from duologue.arena.specs import AGENTS_FORMS, split_agent_specs
-
-console = CliConsole()
-errors = CliConsole(stderr=True, soft_wrap=True)
-
-
-def _fail(message: str, code: int = 1) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a server's or a plug-in's words may hold [brackets]
-    return typer.Exit(code)
+from duologue.terminal import console, errors, fail
 
 
 def tournament_command(
@@ -45,51 +35,97 @@ def tournament_command(
     llm_episodes: Annotated[Optional[int], typer.Option(min=1, help="Episodes per pairing with llm:local (slow on a CPU; default: --episodes).")] = None,
 ) -> None:
     """Round-robin tournament of agent specs: every ordered pair plays, then Bradley-Terry and Elo leaderboards."""
-    from duologue.agents import AgentSpecError
-    from duologue.arena.backends import BACKENDS, BackendError, failed_episode
     from duologue.arena.selfplay import NotSelfPlayFile
-    from duologue.data.outputs import output_problem, special_file_problem
-    from duologue.arena.ratings import leaderboard_table
-    from duologue.arena.tournament import check_agents, episodes_done, pairing_table, pairings, run_tournament, total_episodes
-    from duologue.llm.settings import LLMConfigError, LLMError
-    from duologue.tasks import LoadError, UnknownNameError, make
+    from duologue.arena.tournament import episodes_done, total_episodes
 
     specs = list(dict.fromkeys(split_agent_specs(agents, ctx.args)))  # a pairing of a spec with itself says nothing
-    if output_format not in ("table", "json"):
-        raise _fail(f"--format {output_format!r}: use table or json")
-    if backend not in BACKENDS:
-        raise _fail(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}")
-    if address is not None and backend != "ray":
-        raise _fail("--address names a Ray cluster: use it with --backend ray")
-    if len(specs) < 2:
-        raise _fail(f"a tournament needs at least two different agent specs, got {specs}")
-    try:
-        check_agents(task, specs)
-    except (UnknownNameError, LLMConfigError, AgentSpecError, LoadError) as error:
-        raise _fail(str(error)) from None
-    if out is not None and (problem := special_file_problem(out)) is not None:
-        raise _fail(f"--out {problem}")
-    if out is not None and out.exists() and not out.is_dir():
-        raise _fail(f"--out {out}: is a file; the tournament writes one .jsonl per pairing into a folder")
-    if out is not None and (problem := output_problem(out, folder=True)) is not None:
-        raise _fail(f"--out {problem}")
-    if report_path is not None:
-        if report_path.suffix.lower() not in (".html", ".htm"):
-            raise _fail(f"--report {report_path}: the report is an .html file")
-        if (problem := output_problem(report_path)) is not None:
-            raise _fail(f"--report {problem}")  # checked before the games, which the report would come after
-        if _report_builder() is None:
-            raise _fail("--report needs duologue.evaluation.report (the HTML report builder), which this installation does not have")
-    options = {} if max_turns is None else {"max_turns": max_turns}
-    try:
-        make(task, **options)  # before any game: a bad option fails the first one otherwise
-    except (ValueError, TypeError) as error:
-        raise _fail(str(error)) from None
+    _check_choices(output_format, backend, address, specs)
+    _check_task_and_agents(task, specs)
+    _check_outputs(out, report_path)
+    options = _task_options(task, max_turns)
     total = total_episodes(specs, episodes=episodes, llm_episodes=llm_episodes)
     try:
         already = episodes_done(out, task, specs, episodes=episodes, seed=seed, llm_episodes=llm_episodes, options=options)
     except (NotSelfPlayFile, OSError) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error), 1) from None
+    play = dict(
+        episodes=episodes, seed=seed, workers=workers, out_dir=out, options=options, backend=backend, address=address,
+        llm_episodes=llm_episodes, bootstrap=bootstrap,
+    )
+    result = _play(task, specs, play, total=total, already=already)
+    if already:
+        errors.print(f"resumed: {already} episode(s) were already in {out}")
+    if report_path is not None:
+        _write_report(report_path, result)
+        errors.print(f"[green]wrote {report_path}[/]")
+    _show(task, result, output_format, caption=f"{episodes} episodes per pairing; seed {seed}")
+
+
+def _check_choices(output_format: str, backend: str, address: str | None, specs: list[str]) -> None:
+    """The options that name a choice: the output format, the backend (and a Ray address only with Ray), two specs at least."""
+    from duologue.arena.backends import BACKENDS
+
+    if output_format not in ("table", "json"):
+        raise fail(f"--format {output_format!r}: use table or json", 1)
+    if backend not in BACKENDS:
+        raise fail(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}", 1)
+    if address is not None and backend != "ray":
+        raise fail("--address names a Ray cluster: use it with --backend ray", 1)
+    if len(specs) < 2:
+        raise fail(f"a tournament needs at least two different agent specs, got {specs}", 1)
+
+
+def _check_task_and_agents(task: str, specs: list[str]) -> None:
+    """Every spec can play the task (an unknown task or agent, a model endpoint without settings)."""
+    from duologue.agents import AgentSpecError
+    from duologue.arena.tournament import check_agents
+    from duologue.llm.settings import LLMConfigError
+    from duologue.tasks import LoadError, UnknownNameError
+
+    try:
+        check_agents(task, specs)
+    except (UnknownNameError, LLMConfigError, AgentSpecError, LoadError) as error:
+        raise fail(str(error), 1) from None
+
+
+def _check_outputs(out: Path | None, report_path: Path | None) -> None:
+    """The pairings' folder and the report can be written: checked before the games, which they come after."""
+    from duologue.data.outputs import output_problem, special_file_problem
+
+    if out is not None and (problem := special_file_problem(out)) is not None:
+        raise fail(f"--out {problem}", 1)
+    if out is not None and out.exists() and not out.is_dir():
+        raise fail(f"--out {out}: is a file; the tournament writes one .jsonl per pairing into a folder", 1)
+    if out is not None and (problem := output_problem(out, folder=True)) is not None:
+        raise fail(f"--out {problem}", 1)
+    if report_path is not None:
+        if report_path.suffix.lower() not in (".html", ".htm"):
+            raise fail(f"--report {report_path}: the report is an .html file", 1)
+        if (problem := output_problem(report_path)) is not None:
+            raise fail(f"--report {problem}", 1)  # checked before the games, which the report would come after
+        if _report_builder() is None:
+            raise fail("--report needs duologue.analysis.report (the HTML report builder), which this installation does not have", 1)
+
+
+def _task_options(task: str, max_turns: int | None) -> dict[str, Any]:
+    """The task's options, tried on the task before any game (a bad option fails the first one otherwise)."""
+    from duologue.tasks import make
+
+    options: dict[str, Any] = {} if max_turns is None else {"max_turns": max_turns}
+    try:
+        make(task, **options)
+    except (ValueError, TypeError) as error:
+        raise fail(str(error), 1) from None
+    return options
+
+
+def _play(task: str, specs: list[str], play: dict[str, Any], *, total: int, already: int) -> Any:
+    """Run the tournament with a progress bar; a failed backend, model endpoint or episode is a clean exit naming the pairing."""
+    from duologue.arena.backends import BackendError, failed_episode
+    from duologue.arena.tournament import pairings, run_tournament
+    from duologue.llm.settings import LLMError
+
+    out = play["out_dir"]
     count = len(pairings(specs))
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors) as progress:
         bar = progress.add_task(f"{task}: {count} pairings", total=total, completed=already)
@@ -102,29 +138,27 @@ def tournament_command(
 
         kept = f"; finished episodes are kept in {out}, rerun to resume" if out else ""
         try:
-            result = run_tournament(
-                task, specs, episodes=episodes, seed=seed, workers=workers, out_dir=out, options=options, backend=backend,
-                address=address, llm_episodes=llm_episodes, bootstrap=bootstrap,
-                on_episode=lambda _: progress.advance(bar), on_pairing=starting,
-            )
+            return run_tournament(task, specs, **play, on_episode=lambda _: progress.advance(bar), on_pairing=starting)
         except BackendError as error:
-            raise _fail(str(error)) from None
+            raise fail(str(error), 1) from None
         except LLMError as error:
-            raise _fail(f"an agent's model endpoint failed: {error}" + kept) from None
+            raise fail(f"an agent's model endpoint failed: {error}" + kept, 1) from None
         except Exception as error:
             episode = failed_episode(error)
             if episode is None:
                 raise
-            raise _fail(f"episode {episode} of {current[0]} vs {current[1]} failed: {type(error).__name__}: {error}" + kept) from None
-    if already:
-        errors.print(f"resumed: {already} episode(s) were already in {out}")
-    if report_path is not None:
-        _write_report(report_path, result)
-        errors.print(f"[green]wrote {report_path}[/]")
+            raise fail(f"episode {episode} of {current[0]} vs {current[1]} failed: {type(error).__name__}: {error}" + kept, 1) from None
+
+
+def _show(task: str, result: Any, output_format: str, *, caption: str) -> None:
+    """The pairings and the leaderboards, as tables or as JSON on standard output."""
+    from duologue.arena.ratings import leaderboard_table
+    from duologue.arena.tournament import pairing_table
+
     if output_format == "json":
         sys.stdout.write(json.dumps(result.model_dump(mode="json"), indent=2) + "\n")
         return
-    console.print(pairing_table(task, result.pairings, caption=f"{episodes} episodes per pairing; seed {seed}"))
+    console.print(pairing_table(task, result.pairings, caption=caption))
     for board in result.leaderboards:
         if board.rows:
             console.print(leaderboard_table(board))
@@ -135,7 +169,7 @@ def tournament_command(
 def _report_builder() -> Any:
     """The HTML report module when it is installed (another part of duologue), else None."""
     try:
-        from duologue.evaluation import report as builder
+        from duologue.analysis import report as builder
     except ImportError:  # the module, or matplotlib behind it, is missing
         return None
     return builder if hasattr(builder, "Report") else None

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
 import numpy as np
@@ -395,6 +396,85 @@ def _unique_rows(design: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np
     return unique[:, :-1], unique[:, -1], multiplicity.astype(float), inverse.reshape(-1)
 
 
+@dataclass
+class _Field:
+    """The players of one rating run (one task, roles pooled or split) and what each of its boards shares."""
+
+    task: str
+    kind: GameKind
+    names: list[tuple[str, str | None]]
+    """(agent, role) per player index; the role is None when roles are pooled."""
+    roles: list[str | None]
+    groups: list[list[int]]
+    """The players of each role, in the order of `roles`: one board per role."""
+    scale_groups: list[list[int]]
+    """Players rated on one scale: all of them, or (cooperative tasks) each role's own."""
+    anchors: list[list[int]]
+    """Per scale group, the players it is anchored on (the named anchor, else all)."""
+    tally: np.ndarray
+    games: int
+    bootstrap: int
+    seed: int
+
+    @property
+    def count(self) -> int:
+        return len(self.names)
+
+    def rows(
+        self, point: np.ndarray, low: np.ndarray, high: np.ndarray, members: list[int], spread: np.ndarray | None
+    ) -> list[LeaderboardRow]:
+        rows = [
+            LeaderboardRow(
+                name=self.names[k][0],
+                rating=float(point[k]),
+                low=float(low[k]),
+                high=float(high[k]),
+                games=int(self.tally[k, 0]),
+                wins=int(self.tally[k, 1]),
+                ties=int(self.tally[k, 2]),
+                losses=int(self.tally[k, 3]),
+                order_sd=None if spread is None else float(spread[k]),
+            )
+            for k in members
+        ]
+        return sorted(rows, key=lambda row: -row.rating)
+
+    def boards(
+        self, method: Method, point: np.ndarray, resampled: np.ndarray, note: str, spread: np.ndarray | None = None
+    ) -> list[Leaderboard]:
+        """One board per role, with 95% intervals from the resampled ratings (none without resamples)."""
+        if resampled.shape[0] > 1:
+            low, high = np.percentile(resampled, [2.5, 97.5], axis=0)
+        else:
+            low = high = point
+        return [
+            Leaderboard(
+                task=self.task, role=role, method=method, kind=self.kind, games=self.games, bootstrap=self.bootstrap,
+                seed=self.seed, note=note, rows=self.rows(point, low, high, members, spread),
+            )
+            for role, members in zip(self.roles, self.groups, strict=True)
+        ]
+
+
+def _field(
+    task: str, kind: GameKind, players: _Players, pairs: list[tuple[int, int]], results: list[float], *,
+    anchor: str | None, bootstrap: int, seed: int,
+) -> _Field:
+    """The players named by role (or pooled), their scale groups and anchors, and their tally of games."""
+    names = list(players.index)
+    roles = sorted({role for _, role in names}, key=lambda r: (r is None, str(r)))
+    groups = [[k for k, (_, role) in enumerate(names) if role == r] for r in roles]
+    count = len(players)
+    # Competitive roles share one scale (the role advantage shows); cooperative roles have one each.
+    scale_groups = groups if kind == "cooperative" else [list(range(count))]
+    anchors = []
+    for members in scale_groups:
+        chosen = [k for k in members if names[k][0] == anchor]
+        anchors.append(chosen or members)
+    tally = _tally(pairs, results, kind, count)
+    return _Field(task, kind, names, roles, groups, scale_groups, anchors, tally, len(pairs), bootstrap, seed)
+
+
 def _leaderboards_for(
     task: str,
     games: list[Game],
@@ -414,94 +494,71 @@ def _leaderboards_for(
     role_label = "per role" if by_role else "pooled over both roles"
     if not pairs:
         return [Leaderboard(task=task, method="bradley-terry", kind=kind, note=f"{role_label}: no games between different agents to rate")]
-    names = list(players.index)
-    roles = sorted({role for _, role in names}, key=lambda r: (r is None, str(r)))
-    groups = [[k for k, (_, role) in enumerate(names) if role == r] for r in roles]
-    count = len(players)
-    # Competitive roles share one scale (the role advantage shows); cooperative roles have one each.
-    scale_groups = groups if kind == "cooperative" else [list(range(count))]
-    anchors = []
-    for members in scale_groups:
-        chosen = [k for k in members if names[k][0] == anchor]
-        anchors.append(chosen or members)
-    tally = _tally(pairs, results, kind, count)
+    field = _field(task, kind, players, pairs, results, anchor=anchor, bootstrap=bootstrap, seed=seed)
+    count = field.count
     rng = np.random.default_rng(seed)
-    boards: list[Leaderboard] = []
-
-    def rows_of(point: np.ndarray, low: np.ndarray, high: np.ndarray, members: list[int], spread: np.ndarray | None = None) -> list[LeaderboardRow]:
-        rows = [
-            LeaderboardRow(
-                name=names[k][0],
-                rating=float(point[k]),
-                low=float(low[k]),
-                high=float(high[k]),
-                games=int(tally[k, 0]),
-                wins=int(tally[k, 1]),
-                ties=int(tally[k, 2]),
-                losses=int(tally[k, 3]),
-                order_sd=None if spread is None else float(spread[k]),
-            )
-            for k in members
-        ]
-        return sorted(rows, key=lambda row: -row.rating)
-
-    def emit(method: Method, point: np.ndarray, resampled: np.ndarray, note: str, spread: np.ndarray | None = None) -> None:
-        if resampled.shape[0] > 1:
-            low, high = np.percentile(resampled, [2.5, 97.5], axis=0)
-        else:
-            low = high = point
-        for role, members in zip(roles, groups, strict=True):
-            boards.append(
-                Leaderboard(
-                    task=task, role=role, method=method, kind=kind, rows=rows_of(point, low, high, members, spread),
-                    games=len(pairs), bootstrap=bootstrap, seed=seed, note=note,
-                )
-            )
-
-    design = _design(pairs, kind, count)
     target = np.asarray(results, dtype=float)
-    rows, row_target, multiplicity, _ = _unique_rows(design, target)
-    anchor_text = f"{anchor} at 1000" if anchor and any(names[k][0] == anchor for k in range(count)) else "mean 1000"
+    anchor_text = f"{anchor} at 1000" if anchor and any(name == anchor for name, _ in field.names) else "mean 1000"
     if kind == "cooperative":
-        point = _anchor_offsets(fit_logistic(rows, row_target, multiplicity[None, :], prior=prior)[:, :count], scale_groups, anchors)[0]
-        resampled = point[None, :]
-        if bootstrap > 0:
-            weights = rng.multinomial(len(pairs), multiplicity / multiplicity.sum(), size=bootstrap)
-            resampled = _anchor_offsets(fit_logistic(rows, row_target, weights, prior=prior)[:, :count], scale_groups, anchors)
+        point, resampled = _logistic_ratings(field, _design(pairs, kind, count), target, rng, prior=prior, columns=count)
         note = (
             f"cooperative task, {role_label}: rated by its pairs' success (logit model: a gap of 400 points "
             f"= 10x the odds of success when one agent replaces the other; {anchor_text}"
             f"{' in each role' if by_role else ''}); wins/losses = successes/failures of its pairs"
         )
-        emit("pair-success", point, resampled, note)
-        return boards
-
+        return field.boards("pair-success", point, resampled, note)
+    boards: list[Leaderboard] = []
     if "bradley-terry" in methods:
-        point = _anchor_offsets(fit_logistic(rows, row_target, multiplicity[None, :], prior=prior), scale_groups, anchors)[0]
-        resampled = point[None, :]
-        if bootstrap > 0:
-            weights = rng.multinomial(len(pairs), multiplicity / multiplicity.sum(), size=bootstrap)
-            resampled = _anchor_offsets(fit_logistic(rows, row_target, weights, prior=prior), scale_groups, anchors)
+        point, resampled = _logistic_ratings(field, _design(pairs, kind, count), target, rng, prior=prior, columns=None)
         note = f"Bradley-Terry, {role_label}: {WINS_BY[games[0].compare]}, equal (incl. no deal) is a tie; {anchor_text}" + (
             " over both roles" if by_role else "; self-play games left out"
         )
-        emit("bradley-terry", point, resampled, note)
+        boards += field.boards("bradley-terry", point, resampled, note)
     if "elo" in methods:
-        first = np.array([a for a, _ in pairs])
-        second = np.array([b for _, b in pairs])
         orders = np.array([rng.permutation(len(pairs)) for _ in range(max(elo_orders, 1))])
-        by_order = _anchor_elo(elo(first[orders], second[orders], target[orders], count, k_factor=k_factor), anchors[0])
-        point, spread = by_order.mean(axis=0), by_order.std(axis=0)
-        resampled = point[None, :]
-        if bootstrap > 0:
-            picks = rng.integers(0, len(pairs), size=(bootstrap, len(pairs)))  # a resample, already in random order
-            resampled = _anchor_elo(elo(first[picks], second[picks], target[picks], count, k_factor=k_factor), anchors[0])
+        point, spread, resampled = _elo_ratings(field, pairs, target, orders, rng, k_factor=k_factor)
         note = (
             f"Elo (K={k_factor:g}), {role_label}: mean over {len(orders)} random game orders; order_sd = spread across orders "
             f"(Elo depends on the order of the games); {anchor_text}"
         )
-        emit("elo", point, resampled, note, spread)
+        boards += field.boards("elo", point, resampled, note, spread)
     return boards
+
+
+def _logistic_ratings(
+    field: _Field, design: np.ndarray, target: np.ndarray, rng: np.random.Generator, *, prior: float, columns: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The logistic fit's ratings (its first `columns` parameters, else all) and, with a bootstrap, the
+    ratings of each resample (games drawn again with replacement, as weights on the distinct games)."""
+    rows, row_target, multiplicity, _ = _unique_rows(design, target)
+
+    def ratings(weights: np.ndarray) -> np.ndarray:
+        theta = fit_logistic(rows, row_target, weights, prior=prior)
+        return _anchor_offsets(theta if columns is None else theta[:, :columns], field.scale_groups, field.anchors)
+
+    point = ratings(multiplicity[None, :])[0]
+    resampled = point[None, :]
+    if field.bootstrap > 0:
+        weights = rng.multinomial(field.games, multiplicity / multiplicity.sum(), size=field.bootstrap)
+        resampled = ratings(weights)
+    return point, resampled
+
+
+def _elo_ratings(
+    field: _Field, pairs: list[tuple[int, int]], target: np.ndarray, orders: np.ndarray, rng: np.random.Generator, *,
+    k_factor: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Elo's mean over the game orders, its spread across them, and (with a bootstrap) each resample's ratings."""
+    first = np.array([a for a, _ in pairs])
+    second = np.array([b for _, b in pairs])
+    anchors = field.anchors[0]
+    by_order = _anchor_elo(elo(first[orders], second[orders], target[orders], field.count, k_factor=k_factor), anchors)
+    point, spread = by_order.mean(axis=0), by_order.std(axis=0)
+    resampled = point[None, :]
+    if field.bootstrap > 0:
+        picks = rng.integers(0, len(pairs), size=(field.bootstrap, len(pairs)))  # a resample, already in random order
+        resampled = _anchor_elo(elo(first[picks], second[picks], target[picks], field.count, k_factor=k_factor), anchors)
+    return point, spread, resampled
 
 
 def _anchor_elo(ratings: np.ndarray, anchors: list[int]) -> np.ndarray:
@@ -587,8 +644,8 @@ def leaderboard_table(board: Leaderboard) -> Table:
 
 
 def add_to_report(report: Any, board: Leaderboard) -> None:
-    """Add a leaderboard to a `duologue.evaluation.report.Report`: its table (with the record) and the interval figure."""
-    from duologue.evaluation.report import LeaderboardRow as Entry, leaderboard_figure
+    """Add a leaderboard to a `duologue.analysis.report.Report`: its table (with the record) and the interval figure."""
+    from duologue.analysis.report import LeaderboardRow as Entry, leaderboard_figure
 
     title = leaderboard_title(board)
     section = report.section(title)

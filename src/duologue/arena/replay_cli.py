@@ -9,17 +9,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
-
-from duologue.core.terminal import CliConsole
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-console = CliConsole()
-errors = CliConsole(stderr=True, soft_wrap=True)
+from duologue.terminal import console, errors, fail, load
+
 
 ROWS = (
     ("agreement", "agreement"),
@@ -38,11 +35,6 @@ ROWS = (
 )
 
 
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a server's or a plug-in's words may hold [brackets]
-    return typer.Exit(code)
-
-
 def replay_command(
     corpus: Annotated[str, typer.Argument(help="Corpus format of PATH (as in `duologue data validate`).")],
     path: Annotated[Path, typer.Argument(help="A corpus file or folder.")],
@@ -55,24 +47,40 @@ def replay_command(
     seed: Annotated[int, typer.Option(help="Seeds the agents and the bootstrap.")] = 0,
 ) -> None:
     """Seat an agent opposite real people's scripts on their real scenarios; report agreement and scores against the people's."""
-    from duologue.arena.replay import ReplayError, run_replay, seats_of, summarize, task_for
-    from duologue.cli import load
-    from duologue.data.io import dump_dialogue
+    from duologue.arena.replay import summarize
     from duologue.data.outputs import output_problem
-    from duologue.llm.settings import LLMConfigError, LLMError
-    from duologue.agents import AgentSpecError, check_agent
-    from duologue.tasks import UnknownNameError, make
 
     if out is not None and out.suffix.lower() != ".jsonl":
-        raise _fail(f"--out {out}: replayed dialogues are written as .jsonl")
+        raise fail(f"--out {out}: replayed dialogues are written as .jsonl")
     if out is not None and (problem := output_problem(out)) is not None:
-        raise _fail(f"--out {problem}")
+        raise fail(f"--out {problem}")
     read = load(corpus, path, skip_invalid=True)
     if read.invalid:
         errors.print(f"[yellow]{read.invalid} invalid record(s) left out (`duologue data validate {corpus} {path}` says why)[/]", highlight=False)
     dialogues = read.dialogues[:limit]
     if not dialogues:
-        raise _fail(f"{path}: no dialogues to replay")
+        raise fail(f"{path}: no dialogues to replay")
+    rows, task_id = _replay(dialogues, corpus=corpus, path=path, agent=agent, task=task, seat=seat, seed=seed, out=out)
+    report = summarize(rows, task_id=task_id, agent=agent, seed=seed)
+    if as_json:
+        sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+        return
+    console.print(_figures_table(report, agent))
+    if out is not None:
+        errors.print(f"[green]wrote {report.episodes} dialogues to {out}[/]")
+
+
+def _replay(
+    dialogues: list[Any], *, corpus: str, path: Path, agent: str, task: str | None, seat: str, seed: int, out: Path | None
+) -> tuple[list[Any], str]:
+    """Replay with a progress bar, writing the dialogues to `out` through a `.partial` file that only a
+    finished run puts in its place; the rows of figures and the task id. Mistakes are clean exits."""
+    from duologue.agents import AgentSpecError, check_agent
+    from duologue.arena.replay import ReplayError, run_replay, seats_of, task_for
+    from duologue.data.io import dump_dialogue
+    from duologue.llm.settings import LLMConfigError, LLMError
+    from duologue.tasks import UnknownNameError, make
+
     rows = []
     handle = None
     partial = None if out is None else out.with_name(out.name + ".partial")  # `out` is replaced only by a finished run
@@ -93,11 +101,11 @@ def replay_command(
                 progress.advance(bar)
         finished = True
     except (ReplayError, UnknownNameError, LLMConfigError, AgentSpecError) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     except LLMError as error:
-        raise _fail(f"the agent's model endpoint failed: {error}") from None
+        raise fail(f"the agent's model endpoint failed: {error}") from None
     except OSError as error:
-        raise _fail(f"--out {out}: {error}") from None
+        raise fail(f"--out {out}: {error}") from None
     finally:
         if handle is not None:
             handle.close()
@@ -105,10 +113,11 @@ def replay_command(
             partial.unlink()  # a failed run leaves any earlier output as it was
     if partial is not None and out is not None:
         partial.replace(out)
-    report = summarize(rows, task_id=task_id, agent=agent, seed=seed)
-    if as_json:
-        sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
-        return
+    return rows, task_id
+
+
+def _figures_table(report: Any, agent: str) -> Table:
+    """The replay's figures with their bootstrap intervals, one row per figure the task has."""
     table = Table(title=f"{report.task}: {agent} against people's scripts ({report.dialogues} dialogues, {report.episodes} episodes)", title_justify="left")
     for column in ("figure", "mean", "95% interval", "n"):
         table.add_column(column, justify="left" if column == "figure" else "right")
@@ -118,7 +127,4 @@ def replay_command(
             continue
         low, high = report.intervals[name]
         table.add_row(label, f"{value:.3f}", f"[{low:.3f}, {high:.3f}]", str(report.counts[name]))
-    console.print(table)
-    if out is not None:
-        errors.print(f"[green]wrote {report.episodes} dialogues to {out}[/]")
-
+    return table

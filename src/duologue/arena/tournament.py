@@ -287,9 +287,9 @@ def pairing_table(task_id: str, results: list[PairingResult], caption: str | Non
 
 
 def tournament_report(tournament: Tournament) -> Any:
-    """The tournament as a `duologue.evaluation.report.Report`: the leaderboards with interval figures, then the pairings."""
+    """The tournament as a `duologue.analysis.report.Report`: the leaderboards with interval figures, then the pairings."""
     from duologue.arena.ratings import add_to_report
-    from duologue.evaluation.report import Report
+    from duologue.analysis.report import Report
 
     report = Report(
         f"{tournament.task} tournament",
@@ -318,7 +318,7 @@ def tournament_report(tournament: Tournament) -> Any:
 
 def _add_outcome_quality(report: Any, tournament: Tournament) -> None:
     """For a task with values: each agent's outcome quality and the utility-space figure of its deals."""
-    from duologue.evaluation.values import add_to_report, group_figures
+    from duologue.arena.quality import add_to_report, group_figures
 
     task = make(tournament.task)
     if not declares_values(task) or not tournament.dialogues:

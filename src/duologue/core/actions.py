@@ -140,7 +140,7 @@ def event_class(action: type[Action]) -> type[schema.EventBase]:
     What `register_move(Move)` uses when a task gives no event class of its own; write one only
     when the stored event differs from the move (a private choice stored with hidden fields)."""
     kind = _kind_of(action)
-    fields: dict[str, Any] = {"kind": (Literal[kind], kind)}  # type: ignore[valid-type]
+    fields: dict[str, Any] = {"kind": (Literal[kind], kind)}
     for name, info in action.model_fields.items():
         if name != "kind":
             fields[name] = (info.annotation, copy.copy(info))
@@ -215,7 +215,7 @@ def parse_action(data: dict[str, Any] | str | bytes) -> Action:
 
 def action_of_event(event: schema.EventBase) -> Action | None:
     """The move that made this event (None for system notes and kinds no move makes)."""
-    kind = KIND_OF_EVENT.get(event.kind)  # type: ignore[attr-defined]
+    kind = KIND_OF_EVENT.get(event.kind)
     if kind is None:
         return None
     return BY_KIND[kind].from_event(event)

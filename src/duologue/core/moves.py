@@ -363,7 +363,7 @@ class _Option:
         self.size = functools.reduce(operator.mul, (len(v) for v in self.values.values()), 1)
 
     def entry(self, index: int) -> dict[str, Any]:
-        out = copy.deepcopy(self.base)
+        out: dict[str, Any] = copy.deepcopy(self.base)
         for name in reversed(list(self.values)):
             index, at = divmod(index, len(self.values[name]))
             out[name] = copy.deepcopy(self.values[name][at])

@@ -21,7 +21,7 @@ class CliConsole(Console):
         size = Console.size.fget(self)  # type: ignore[attr-defined]
         if self._width is None and not self.is_terminal and not os.environ.get("COLUMNS"):
             return ConsoleDimensions(PIPE_WIDTH, size.height)
-        return size
+        return size  # type: ignore[no-any-return]  # rich's property is untyped
 
     @size.setter
     def size(self, new_size: Any) -> None:

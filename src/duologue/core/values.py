@@ -193,12 +193,12 @@ class Space:
     @property
     def best(self) -> np.ndarray:
         """Each party's largest value over the space."""
-        return self.points.max(axis=0)
+        return np.asarray(self.points.max(axis=0))
 
     def frontier_points(self) -> np.ndarray:
         """The frontier's points, sorted by the first party's utility."""
         found = self.points[self.frontier]
-        return found[np.argsort(found[:, 0], kind="stable")]
+        return np.asarray(found[np.argsort(found[:, 0], kind="stable")])
 
     def distance(self, point: Sequence[float]) -> float:
         """Euclidean distance from a utility point to the nearest frontier point (0 on or beyond it)."""

@@ -335,7 +335,7 @@ def model_builder(cls: type[ModelT], *fields: str) -> Callable[..., ModelT]:
         "    return _model\n"
     )
     exec(source, namespace)  # noqa: S102 - source built above from the model's field names only
-    build = namespace[f"build_{cls.__name__}"]
+    build: Callable[..., ModelT] = namespace[f"build_{cls.__name__}"]
     build.__doc__ = f"A checked {cls.__name__} from {', '.join(fields) or 'defaults only'} (see `model_builder`)."
     return build
 

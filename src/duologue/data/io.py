@@ -267,7 +267,8 @@ def record_start_lines(text: bytes) -> list[int]:
         if solid is None or text[solid.start()] == 0x5D:  # `]`: an empty array
             break
         starts.append(solid.start())
-    return (np.searchsorted(newlines, starts) + 1).tolist()
+    lines: list[int] = (np.searchsorted(newlines, starts) + 1).tolist()
+    return lines
 
 
 def _escaped(text: bytes, quote: int) -> bool:
@@ -531,7 +532,7 @@ def read_dialogues(path: Path | str, *, skip_invalid: bool = False) -> ReadResul
     return result
 
 
-def to_hf_dataset(dialogues: Iterable[Dialogue]):  # -> datasets.Dataset (optional dependency)
+def to_hf_dataset(dialogues: Iterable[Dialogue]) -> Any:  # a datasets.Dataset (an optional dependency)
     """A Hugging Face `datasets.Dataset`, one row per dialogue, in the same layout as parquet output."""
     try:
         from datasets import Dataset
@@ -540,6 +541,6 @@ def to_hf_dataset(dialogues: Iterable[Dialogue]):  # -> datasets.Dataset (option
     return Dataset.from_list([_flat_row(d) for d in dialogues])
 
 
-def dialogues_from_hf(dataset) -> list[Dialogue]:
+def dialogues_from_hf(dataset: Iterable[dict[str, Any]]) -> list[Dialogue]:
     """Dialogues back from a dataset made by `to_hf_dataset`."""
     return [Dialogue.model_validate(_unflat_row(row)) for row in dataset]

@@ -1,6 +1,6 @@
 """The coarse-act view of a task as a Gymnasium environment: what strategy learning trains on.
 
-The learner is a modular agent (`duologue.agents.modular`) whose act decisions come from the
+The learner is a modular agent (`duologue.modular.agent`) whose act decisions come from the
 environment's actions: at each decision the agent's task code offers a context and the acts its
 rules allow now; the action picks one (an index into the act vocabulary of the supervised policy;
 an act the rules do not allow now becomes the supervised policy's most likely allowed act); the
@@ -25,9 +25,9 @@ from gymnasium import spaces
 
 from duologue import tasks
 from duologue.agents import make_agent
-from duologue.agents.modular import ModularAgent
+from duologue.modular.agent import ModularAgent
 from duologue.core.episode import play_episode
-from duologue.learning.policy import HASH_SIZE, features, option_prior
+from duologue.modular.coarse_policy import HASH_SIZE, features, option_prior
 from duologue.learning.rewards import reward
 from duologue.learning.train import TrainConfig, supervised_acts
 

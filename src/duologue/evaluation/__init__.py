@@ -1,2 +1,2 @@
-"""Evaluation and analysis: agreement between raters, correlations between ratings and outcomes,
-the corpus analyses (`duologue analyze`), an LLM judge, and HTML reports."""
+"""Evaluation: the corpus analyses as a command (`duologue analyze`) and an LLM judge (`duologue judge`),
+built on the statistics and reports of `duologue.analysis`."""

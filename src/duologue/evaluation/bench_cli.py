@@ -14,26 +14,20 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from duologue.arena.bench import FIGURES, RESULTS, RUN, BenchConfig, PriceTable, Standing
 from duologue.arena.bench import Progress as BenchProgress
+from duologue.terminal import console, errors, fail
 
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
 LEADERBOARD, SUMMARY = "leaderboard.html", "summary.json"
 TABLE_FIGURES = ("agreement", "score", "score_vs_person", "pareto", "illegal_rate", "tokens", "cost", "latency")
 """The figures the console table shows (the HTML leaderboard and summary.json hold them all)."""
 SHORT = {"agreement": "deal", "score": "score", "score_vs_person": "-person", "pareto": "Pareto", "illegal_rate": "illegal", "tokens": "tokens", "cost": "USD", "latency": "s/call"}
 """Short console column names (the leaderboard spells them out)."""
 
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
-    return typer.Exit(code)
 
 
 def _cell(standing: Standing, name: str, digits: int = 2, compact: bool = False) -> str:
@@ -73,7 +67,7 @@ def console_table(found: list[Standing]) -> Table:
 
 def write_leaderboard(path: Path, found: list[Standing], pins: dict) -> Path:
     """The HTML leaderboard, in the style of `duologue analyze report`."""
-    from duologue.evaluation.report import Report
+    from duologue.analysis.report import Report
 
     report = Report("duologue bench leaderboard", subtitle="Each model opposite people's own scripts, the baseline agent and itself, in both seats; means with 95% bootstrap intervals over episodes.")
     names = figure_names(found)
@@ -100,9 +94,9 @@ def _prices(path: Path | None) -> PriceTable:
     try:
         return PriceTable.model_validate({"prices": json.loads(path.read_text(encoding="utf-8"))})
     except OSError as error:
-        raise _fail(f"--prices {path}: {error.strerror or error}") from None
+        raise fail(f"--prices {path}: {error.strerror or error}") from None
     except ValueError as error:
-        raise _fail(f'--prices {path}: not a price table ({error}); write {{"llm:openai/gpt-4o-mini": {{"input": 0.15, "output": 0.6}}}} in US dollars per million tokens') from None
+        raise fail(f'--prices {path}: not a price table ({error}); write {{"llm:openai/gpt-4o-mini": {{"input": 0.15, "output": 0.6}}}} in US dollars per million tokens') from None
 
 
 def bench_command(
@@ -144,11 +138,11 @@ def bench_command(
             for _ in bench.run_bench(config, progress):
                 pass
     except (bench.BenchError, UnknownNameError, LLMConfigError, AgentSpecError) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     except LLMError as error:
-        raise _fail(f"a model's endpoint failed: {error} (the episodes played so far are kept in {out / RESULTS}; run again to resume)") from None
+        raise fail(f"a model's endpoint failed: {error} (the episodes played so far are kept in {out / RESULTS}; run again to resume)") from None
     except OSError as error:
-        raise _fail(f"--out {out}: {error}") from None
+        raise fail(f"--out {out}: {error}") from None
     summarize_run(config, progress, price_table)
 
 

@@ -3,9 +3,8 @@
 `dialogues` analyses any dialogues; `<corpus>` runs the analysis that a task's spec names for its
 corpus (`TaskSpec.analysis`), found when the command is asked for.
 
-The helpers of `duologue.cli` (reading with a progress bar, clean failures) are imported inside
-the commands: `duologue.cli` imports this module to register `analyze_app`, so a module-level
-import back would be circular.
+Reading with a progress bar and clean failures come from `duologue.terminal`, shared by every
+command module (`duologue.cli` imports this one to register `analyze_app`, never the reverse).
 """
 
 from __future__ import annotations
@@ -20,7 +19,8 @@ import typer
 from rich.table import Table
 from typer.core import TyperGroup
 
-from duologue.evaluation.tables import agreement_table, correlation_table, rating_means_table
+from duologue.analysis.tables import agreement_table, correlation_table, rating_means_table
+from duologue.terminal import OWN, console, errors, fail, load
 
 if TYPE_CHECKING:  # only for types: typer runs on its own copy of click, the `click` package may be absent
     from typer import _click as click
@@ -52,7 +52,6 @@ def _split_by(by: str | None, default: Sequence[str]) -> list[str]:
 
 def _check_report(report: Path | None) -> None:
     """Refuse a report path before the analysis it would come after."""
-    from duologue.cli import fail
     from duologue.data.outputs import output_problem
 
     if report is not None and report.suffix.lower() not in (".html", ".htm"):
@@ -85,7 +84,6 @@ def set_aside_ids(path: Path, dialogues: Sequence["Dialogue"]) -> set[str]:
 
 def _read(corpus: str, path: Path, skip_invalid: bool, include_set_aside: bool = False):
     """The dialogues of PATH (without those set aside, unless asked), or a clean exit (code 1) with the reason."""
-    from duologue.cli import fail, load
     from duologue.data.io import list_files
 
     if not path.exists():
@@ -95,8 +93,6 @@ def _read(corpus: str, path: Path, skip_invalid: bool, include_set_aside: bool =
     result = load(corpus, path, skip_invalid=skip_invalid)
     if not result.dialogues:
         raise fail(f"{path}: no valid {corpus} dialogues to analyse", code=1)
-    from duologue.cli import errors
-
     if result.invalid:
         errors.print(f"[yellow]{result.invalid} invalid record(s) left out[/]")
     aside = set() if include_set_aside else set_aside_ids(path, result.dialogues)
@@ -109,8 +105,6 @@ def _read(corpus: str, path: Path, skip_invalid: bool, include_set_aside: bool =
 
 
 def _analyse(label: str, run: Callable):
-    from duologue.cli import errors, fail
-
     try:
         with errors.status(f"{label}: computing statistics, correlations and agreement"):
             return run()
@@ -119,8 +113,6 @@ def _analyse(label: str, run: Callable):
 
 
 def _emit(analysis, output: OutputFormat, tables: Callable[[], list[Table]]) -> None:
-    from duologue.cli import console
-
     if output is OutputFormat.json:
         sys.stdout.write(analysis.model_dump_json(indent=2) + "\n")
         return
@@ -131,7 +123,6 @@ def _emit(analysis, output: OutputFormat, tables: Callable[[], list[Table]]) -> 
 def _write_report(build: Callable, report: Path | None, figures: Path | None) -> None:
     if report is None and figures is None:
         return
-    from duologue.cli import errors, fail
 
     with errors.status("drawing the report's figures"):  # its path was checked before the analysis (`_check_report`)
         built = build()
@@ -205,9 +196,8 @@ def _task_command(spec: "TaskSpec") -> click.Command:
         skip_invalid: SkipOption = False,
         include_set_aside: SkipAsideOption = False,
     ) -> None:
-        from duologue.cli import fail
         from duologue.data.stats import stats_tables
-        from duologue.evaluation.values import add_quality, quality_of, quality_tables
+        from duologue.arena.quality import add_quality, quality_of, quality_tables
 
         if broken is not None:
             raise fail(broken)
@@ -242,10 +232,9 @@ def dialogues_command(
     include_set_aside: SkipAsideOption = False,
 ) -> None:
     """Any dialogues (self-play, platform exports, corpora): statistics, ratings, agreement, ratings vs outcomes."""
-    from duologue.cli import OWN
     from duologue.data.stats import stats_tables
-    from duologue.evaluation.analyses import analyze_dialogues, dialogues_report
-    from duologue.evaluation.values import add_quality, quality_of, quality_tables
+    from duologue.analysis.analyses import analyze_dialogues, dialogues_report
+    from duologue.arena.quality import add_quality, quality_of, quality_tables
 
     _check_report(report)
     dialogues = _read(corpus or OWN, path, skip_invalid, include_set_aside)

@@ -23,7 +23,7 @@ as well as they agree with each other, so this module both rates and measures th
 * `judge_agreement`: for one criterion, Krippendorff's alpha (interval) of the third-party raters
   alone and with the judge added, alpha of the judge against the raters' mean, and Spearman's rho
   of the judge against that mean and against the user's own rating, each with a bootstrap interval
-  (through `duologue.evaluation.agreement` and `duologue.evaluation.correlation`).
+  (through `duologue.analysis.agreement` and `duologue.analysis.correlation`).
 
 Prompts are text files in `duologue/evaluation/prompts/judge_*.txt` (`string.Template`):
 `judge_system.txt` (context, transcript, what is rated), `judge_item.txt` (one item),
@@ -61,8 +61,8 @@ from duologue.llm.replies import NotJSON, json_in_reply
 from duologue.llm.settings import LLMError
 
 if TYPE_CHECKING:  # the agreement code needs the `ml` extra (krippendorff, scipy, pandas); rating does not
-    from duologue.evaluation.agreement import Agreement, Level
-    from duologue.evaluation.correlation import Correlation
+    from duologue.analysis.agreement import Agreement, Level
+    from duologue.analysis.correlation import Correlation
 
 PROMPTS = resources.files("duologue.evaluation") / "prompts"
 SCORE_LOW, SCORE_HIGH = 1, 5
@@ -669,9 +669,9 @@ def judge_agreement(
     `judge_id` may be left out when the dialogues hold one model rater. Raises ValueError when it
     is ambiguous or absent.
     """
-    from duologue.evaluation.agreement import rating_agreement
-    from duologue.evaluation.correlation import correlate
-    from duologue.evaluation.frames import rating_number
+    from duologue.analysis.agreement import rating_agreement
+    from duologue.analysis.correlation import correlate
+    from duologue.analysis.frames import rating_number
 
     dialogues = list(dialogues)
     if judge_id is None:

@@ -20,20 +20,10 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
-
-from duologue.core.terminal import CliConsole
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-console = CliConsole()
-errors = CliConsole(stderr=True, soft_wrap=True)
-
-
-def _fail(message: str, code: int) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a server's or a plug-in's words may hold [brackets]
-    return typer.Exit(code)
+from duologue.terminal import OWN, console, errors, fail, load, looks_like_own_schema
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -101,7 +91,6 @@ def agreement_cells(row: dict[str, Any]) -> list[str]:
 def _default_corpus(path: Path) -> str:
     """duologue's own schema when PATH holds it, else the corpus of the first task judged by people's
     ratings (the judge's items are rating items), else duologue's own schema."""
-    from duologue.cli import OWN, looks_like_own_schema
     from duologue.tasks import specs
 
     if path.exists() and looks_like_own_schema(path):
@@ -129,46 +118,84 @@ def judge_command(
     people: Annotated[bool, typer.Option("--people", help="Predict each party's own answers to the task's party questionnaire (CaSiNo's satisfaction and liking) and report agreement with them.")] = False,
 ) -> None:
     """Rate transcripts with an LLM judge on DUO's items, and report its agreement with human raters."""
-    from duologue.cli import load
     from duologue.data.io import write_dialogues
-    from duologue.evaluation.judge import MODES, Judge, agreement_rows, duo_items, iter_judged, judge_agreement
+    from duologue.evaluation.judge import Judge, agreement_rows, duo_items, judge_agreement
     from duologue.llm.settings import LLMError
 
-    if output_format not in ("table", "json"):
-        raise _fail(f"--format {output_format!r}: use table or json", 2)
-    if mode not in MODES:
-        raise _fail(f"--mode {mode!r}: use one of {', '.join(MODES)}", 2)
-    if out is not None and out.suffix.lower() not in (".jsonl", ".parquet"):
-        raise _fail(f"--out {out}: write judged dialogues to a .jsonl or .parquet file", 2)
-    from duologue.data.outputs import output_problem
-
-    if out is not None and (problem := output_problem(out)) is not None:
-        raise _fail(f"--out {problem}", 2)  # before the model is asked anything
+    _check_options(output_format, mode, out)
     wanted = _split(criteria)
     try:
         items = duo_items(criteria=wanted) if not people else []
     except ValueError as error:
-        raise _fail(str(error), 2) from None
-
-    dialogues = load(corpus or _default_corpus(path), path, skip_invalid=skip_invalid).dialogues
+        raise fail(str(error), 2) from None
     if people:
         from duologue.evaluation.judge_people_cli import judge_people
 
-        judge_people(dialogues[:limit], corpus or _default_corpus(path), wanted, client=lambda: _client(llm, base_url, model), judge_id=judge_id, mode=mode, attempts=attempts,
+        read = load(corpus or _default_corpus(path), path, skip_invalid=skip_invalid).dialogues
+        judge_people(read[:limit], corpus or _default_corpus(path), wanted, client=lambda: _client(llm, base_url, model), judge_id=judge_id, mode=mode, attempts=attempts,
                      reason_chars=reason_chars, bootstrap=bootstrap, as_json=output_format == "json", out=out)
         return
+    dialogues = _dialogues_to_judge(path, corpus, skip_invalid=skip_invalid, rated_only=rated_only, wanted=wanted, limit=limit)
+    try:
+        client = _client(llm, base_url, model)
+        judge = Judge(client, items=items, judge_id=judge_id, mode=mode, attempts=attempts, reason_chars=reason_chars)  # type: ignore[arg-type]
+    except LLMError as error:  # an endpoint that cannot be set up fails as one that fails while judging
+        raise fail(str(error), 1) from None
+    judged, calls, unusable = _judge_all(dialogues, judge, out)
+    if out is not None:
+        write_dialogues(judged, out)
+    given = sum(1 for d in judged for r in d.ratings if r.rater_kind == "model" and r.rater_id == judge.judge_id)
+    missing = sum(len(d.meta["judges"][judge.judge_id]["missing"]) for d in judged)
+    summary = {"judge": judge.judge_id, "dialogues": len(judged), "ratings": given, "missing": missing, "calls": calls, "unusable_replies": unusable}
+
+    criteria_seen = [item.name for item in items if any(r.rater_kind == "third_party" and r.criterion == item.name for d in judged for r in d.ratings)]
+    results = [judge_agreement(judged, criterion, judge_id=judge.judge_id, bootstrap=bootstrap) for criterion in criteria_seen]
+    rows = agreement_rows(results)
+    if output_format == "json":
+        typer.echo(json.dumps({**summary, "out": None if out is None else str(out), "agreement": rows}, default=float))
+        return
+    _print_summary(summary, out, rows)
+
+
+def _check_options(output_format: str, mode: str, out: Path | None) -> None:
+    """The format, the mode and the output file, before any dialogue is read or any model asked."""
+    from duologue.data.outputs import output_problem
+    from duologue.evaluation.judge import MODES
+
+    if output_format not in ("table", "json"):
+        raise fail(f"--format {output_format!r}: use table or json", 2)
+    if mode not in MODES:
+        raise fail(f"--mode {mode!r}: use one of {', '.join(MODES)}", 2)
+    if out is not None and out.suffix.lower() not in (".jsonl", ".parquet"):
+        raise fail(f"--out {out}: write judged dialogues to a .jsonl or .parquet file", 2)
+    if out is not None and (problem := output_problem(out)) is not None:
+        raise fail(f"--out {problem}", 2)  # before the model is asked anything
+
+
+def _dialogues_to_judge(
+    path: Path, corpus: str | None, *, skip_invalid: bool, rated_only: bool, wanted: list[str] | None, limit: int | None
+) -> list[Any]:
+    """The dialogues of PATH to judge (those with third-party ratings only, if asked; the first `limit`); none is a clean exit."""
+    dialogues = load(corpus or _default_corpus(path), path, skip_invalid=skip_invalid).dialogues
     if rated_only:
         dialogues = [d for d in dialogues if _has_third_party(d, wanted)]
     if limit is not None:
         dialogues = dialogues[:limit]
     if not dialogues:
-        raise _fail(f"{path}: no dialogues to judge" + (" with third-party ratings" if rated_only else ""), 2)
+        raise fail(f"{path}: no dialogues to judge" + (" with third-party ratings" if rated_only else ""), 2)
+    return dialogues
 
-    judged = []
+
+def _judge_all(dialogues: list[Any], judge: Any, out: Path | None) -> tuple[list[Any], int, int]:
+    """Judge every dialogue with a progress bar: the judged dialogues, the requests made and the unusable replies.
+    A failing endpoint is a clean exit (code 1); what was judged before it is kept beside `out`."""
+    from duologue.data.io import write_dialogues
+    from duologue.evaluation.judge import iter_judged
+    from duologue.llm.settings import LLMError
+
+    judged: list[Any] = []
     calls = unusable = 0
     try:
-        client = _client(llm, base_url, model)
-        judge = Judge(client, items=items, judge_id=judge_id, mode=mode, attempts=attempts, reason_chars=reason_chars)  # type: ignore[arg-type]
         with Progress(
             SpinnerColumn(),
             TextColumn("[progress.description]{task.description}"),
@@ -194,31 +221,23 @@ def judge_command(
             partial = out.with_name(f"{out.stem}.partial{out.suffix}")
             write_dialogues(judged, partial)
             errors.print(f"wrote the {len(judged)} dialogue(s) judged before the failure to {partial}")
-        raise _fail(str(error), 1) from None
+        raise fail(str(error), 1) from None
+    return judged, calls, unusable
 
-    if out is not None:
-        write_dialogues(judged, out)
-    given = sum(1 for d in judged for r in d.ratings if r.rater_kind == "model" and r.rater_id == judge.judge_id)
-    missing = sum(len(d.meta["judges"][judge.judge_id]["missing"]) for d in judged)
-    summary = {"judge": judge.judge_id, "dialogues": len(judged), "ratings": given, "missing": missing, "calls": calls, "unusable_replies": unusable}
 
-    criteria_seen = [item.name for item in items if any(r.rater_kind == "third_party" and r.criterion == item.name for d in judged for r in d.ratings)]
-    results = [judge_agreement(judged, criterion, judge_id=judge.judge_id, bootstrap=bootstrap) for criterion in criteria_seen]
-    rows = agreement_rows(results)
-    if output_format == "json":
-        typer.echo(json.dumps({**summary, "out": None if out is None else str(out), "agreement": rows}, default=float))
-        return
+def _print_summary(summary: dict[str, Any], out: Path | None, rows: list[dict[str, Any]]) -> None:
+    """What the judge did, then its agreement with the people (a table) and the notes on each criterion."""
+    unusable = summary["unusable_replies"]
     console.print(
-        f"judged {len(judged)} dialogue(s) with [bold]{judge.judge_id}[/]: {given} rating(s), {missing} missing, "
-        f"{calls} request(s), {unusable} unusable repl{'y' if unusable == 1 else 'ies'}",
+        f"judged {summary['dialogues']} dialogue(s) with [bold]{summary['judge']}[/]: {summary['ratings']} rating(s), "
+        f"{summary['missing']} missing, {summary['calls']} request(s), {unusable} unusable repl{'y' if unusable == 1 else 'ies'}",
         highlight=False,
     )
     if out is not None:
         console.print(f"wrote {out}")
     if rows:
         # Piped output has no terminal width to fit: give the nine columns room instead of folding them.
-        wide = console if console.is_terminal else Console(width=max(console.width, 150))
-        wide.print(agreement_table(rows, "agreement with the third-party raters (Krippendorff's alpha, interval; Spearman's rho; 95% bootstrap intervals)"))
+        console.print(agreement_table(rows, "agreement with the third-party raters (Krippendorff's alpha, interval; Spearman's rho; 95% bootstrap intervals)"))
         for row in rows:
             for note in row["notes"]:
                 console.print(f"[dim]{row['criterion']}: {note}[/]", highlight=False)

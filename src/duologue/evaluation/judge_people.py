@@ -127,8 +127,8 @@ def _pair_dialogue(key: str, criterion: str, judge: float, person: float) -> Dia
 
 def people_agreement(dialogues: Iterable[Dialogue], criterion: str, *, judge_id: str, bootstrap: int = 1000, seed: int = 0) -> PeopleAgreement:
     """The judge's predictions against the people's own answers on one question (see `PeopleAgreement`)."""
-    from duologue.evaluation.agreement import rating_agreement
-    from duologue.evaluation.correlation import correlate
+    from duologue.analysis.agreement import rating_agreement
+    from duologue.analysis.correlation import correlate
 
     dialogues = list(dialogues)
     pairs, unanswered = answer_pairs(dialogues, criterion, judge_id)

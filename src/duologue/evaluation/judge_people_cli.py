@@ -7,17 +7,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
+from duologue.terminal import console, fail
 
 
-def _fail(message: str, code: int) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
-    return typer.Exit(code)
 
 
 def _cell(figure: Any) -> str:
@@ -52,29 +46,29 @@ def judge_people(
     from duologue.llm.settings import LLMError
 
     if not dialogues:
-        raise _fail("no dialogues to judge", 2)
+        raise fail("no dialogues to judge", 2)
     try:
         task_id = task_for(dialogues[0], corpus)
     except ReplayError as error:
-        raise _fail(f"--people: {error}", 2) from None
+        raise fail(f"--people: {error}", 2) from None
     items = [item for item in party_items(task_id) if wanted is None or item.name in wanted]
     if not items:
         known = ", ".join(item.name for item in party_items(task_id)) or "none"
-        raise _fail(f"--people: {task_id}'s party questionnaire has no such five-point question (its questions: {known})", 2)
+        raise fail(f"--people: {task_id}'s party questionnaire has no such five-point question (its questions: {known})", 2)
     judged = []
     try:
         judge = Judge(client(), items=items, judge_id=judge_id, mode=mode, attempts=attempts, reason_chars=reason_chars)  # type: ignore[arg-type]
         for dialogue in judge_parties(dialogues, judge):
             judged.append(dialogue)
     except LLMError as error:
-        raise _fail(str(error), 1) from None
+        raise fail(str(error), 1) from None
     if out is not None:
         write_dialogues(judged, out)
     results = [people_agreement(judged, item.name, judge_id=judge.judge_id, bootstrap=bootstrap) for item in items]
     if as_json:
         typer.echo(json.dumps({"judge": judge.judge_id, "task": task_id, "dialogues": len(judged), "agreement": [asdict(r) for r in results]}, default=float))
         return
-    wide = console if console.is_terminal else Console(width=max(console.width, 150))
+    wide = console  # wide off a terminal already (duologue.core.terminal.CliConsole)
     wide.print(people_table(results, f"{judge.judge_id} predicting {len(judged)} dialogues' people's own answers ({task_id}; 95% bootstrap intervals)"))
     for result in results:
         for note in result.notes:

@@ -1,6 +1,6 @@
 """Strategy learning (He et al. 2018's second half): improve a supervised act policy by policy gradient.
 
-A modular agent (`duologue.agents.modular`) parses, decides a coarse act, and generates words.
+A modular agent (`duologue.modular.agent`) parses, decides a coarse act, and generates words.
 Only the decisions are learned here (the act, and where the task's agent offers them its planner's
 variants of the act's price, split or answer): `CoarsePolicy` scores the acts the task's rules allow now as
 the supervised policy's log-probability plus a learned linear correction over hashed context
@@ -10,7 +10,7 @@ joint points) in self-play against a fixed partner. Words stay the agent's own g
 `duologue train policy` runs it; `rl:<name>` plays a shipped or trained policy.
 """
 
-from duologue.learning.policy import CoarsePolicy
+from duologue.modular.coarse_policy import CoarsePolicy
 from duologue.learning.rewards import REWARDS, reward
 
 __all__ = ["CoarsePolicy", "REWARDS", "reward"]

@@ -6,11 +6,9 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-
-from duologue.core.terminal import CliConsole
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-errors = CliConsole(stderr=True, soft_wrap=True)
+from duologue.terminal import errors
 
 
 def train_policy_command(

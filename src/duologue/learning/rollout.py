@@ -14,7 +14,7 @@ from duologue.agents import make_agent
 from duologue.agents.rl import RLAgent
 from duologue.arena.selfplay import episode_seed
 from duologue.core.episode import play_episode
-from duologue.learning.policy import CoarsePolicy, Decision
+from duologue.modular.coarse_policy import CoarsePolicy, Decision
 from duologue.learning.rewards import reward
 
 

@@ -23,7 +23,7 @@ from pydantic import Field
 from duologue import tasks
 from duologue.arena.backends import run_episodes
 from duologue.core.schema import Model
-from duologue.learning.policy import CoarsePolicy
+from duologue.modular.coarse_policy import CoarsePolicy
 from duologue.learning.rewards import REWARDS
 from duologue.learning.rollout import RolloutJob, read_rollout
 

@@ -64,11 +64,12 @@ class CachedClient:
                 return completion
         if self._client is None:
             self._client = self._connect()
-        completion = self._client.complete(messages, on_chunk=on_chunk, **options)
+        fresh: Completion = self._client.complete(messages, on_chunk=on_chunk, **options)
+        completion = fresh
         self.misses += 1
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        entry = {name: value for name, value in asdict(completion).items() if name in CACHED_FIELDS}
+        entry = {name: value for name, value in asdict(fresh).items() if name in CACHED_FIELDS}
         temporary.write_text(json.dumps({"key": key, **entry}, ensure_ascii=False), encoding="utf-8")
         temporary.replace(path)
-        return completion
+        return fresh

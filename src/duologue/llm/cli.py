@@ -25,6 +25,8 @@ errors = CliConsole(stderr=True, soft_wrap=True)
 
 
 def _fail(message: str) -> typer.Exit:
+    """`duologue.terminal.fail` in words and code: the LLM layer sits below the task registry that the shared
+    command helpers read corpora through, so it keeps this one copy."""
     errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a server's or a plug-in's words may hold [brackets]
     return typer.Exit(2)
 

@@ -92,7 +92,7 @@ class RetryPolicy:
         """Seconds to wait before retry number `retry` (0-based)."""
         if retry_after is not None:
             return min(max(retry_after, 0.0), self.backoff_max)
-        ceiling = min(self.backoff_max, self.backoff * (2**retry))
+        ceiling: float = min(self.backoff_max, self.backoff * (2**retry))  # int ** int is typed Any (a negative power is a float)
         return ceiling / 2 + self.rng.uniform(0, ceiling / 2)
 
 

@@ -237,7 +237,7 @@ class ServerProcess:
         self.options = options or ServerOptions(**overrides)
         # The child waits `ready_timeout` for its model; allow it that plus Python's start-up.
         self.startup_timeout = startup_timeout if startup_timeout is not None else self.options.ready_timeout + 30.0
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[str] | None = None
         self.address: str | None = None
 
     @property

@@ -34,6 +34,7 @@ import difflib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -91,7 +92,7 @@ class LLMSettings(BaseSettings):
     max_tokens: int = Field(200, gt=0)
     temperature: float = Field(0.7, ge=0)
     strict_schema: bool = False
-    extra_body: dict = Field(default_factory=dict)
+    extra_body: dict[str, Any] = Field(default_factory=dict)
     aliases: dict[str, str] = Field(default_factory=dict)
     local_model: Path | None = None
 

@@ -9,15 +9,19 @@ and annotators likewise (`duologue.corpora`, `duologue.annotators`).
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 import logging
-from importlib import import_module, metadata
+from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
+from duologue.core.names import UnknownNameError as UnknownNameError, did_you_mean as did_you_mean, load_class as load_class
+
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from duologue.core.annotator import Annotator
+    from duologue.core.schema import Dialogue
     from duologue.core.spec import TaskSpec
     from duologue.core.task import Task
     from duologue.data.formats import CorpusFormat
@@ -37,7 +41,7 @@ TASKS: dict[str, str] = {
 ANNOTATORS: dict[str, str] = {
     "acts": "duologue.tasks.craigslist.acts:ActAnnotator",
     "entities": "duologue.tasks.mutualfriends.entities:EntityAnnotator",
-    "strategies": "duologue.tasks.casino.strategies:StrategyAnnotator",
+    "strategies": "duologue.tasks.casino.strategy_annotator:StrategyAnnotator",
 }
 """Annotator name (`duologue annotate NAME`) -> `module:Class` of its `Annotator`."""
 
@@ -49,30 +53,6 @@ CORPUS_FORMATS: dict[str, str] = {
     "dealornodeal": "duologue.tasks.dealornodeal.corpus:DealOrNoDealFormat",
 }
 """Corpus name -> `module:Class` of its `CorpusFormat`."""
-
-
-class UnknownNameError(KeyError):
-    """A name that is not registered; the message suggests the closest ones."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-def did_you_mean(name: str, known: list[str], what: str) -> UnknownNameError:
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-    return UnknownNameError(f"unknown {what} {name!r}.{hint} Known: {', '.join(sorted(known))}.")
-
-
-def load_class(target: Any) -> Any:
-    """The class (or function) a registry entry names, as `module:Class` (imported on first use)."""
-    if not isinstance(target, str):
-        return target
-    module, _, name = target.partition(":")
-    found: Any = import_module(module)
-    for part in name.split("."):
-        found = getattr(found, part)
-    return found
 
 
 ENTRY_POINT_GROUPS = {"duologue.tasks": TASKS, "duologue.corpora": CORPUS_FORMATS, "duologue.annotators": ANNOTATORS}
@@ -171,6 +151,13 @@ def _registered(registry: dict[str, Any], name: str, what: str) -> Any:
 def corpus_format(name: str) -> "CorpusFormat":
     """The format registered under `name`, e.g. `corpus_format("casino")`."""
     return _registered(CORPUS_FORMATS, name, "corpus")()
+
+
+def corpus_dialogues(corpus: str, path: "Path") -> "list[Dialogue]":
+    """The valid dialogues of a registered corpus's native file or folder (invalid records are left out)."""
+    from duologue.data.io import read_corpus
+
+    return read_corpus(corpus_format(corpus), path, skip_invalid=True).dialogues
 
 
 @functools.lru_cache(maxsize=None)

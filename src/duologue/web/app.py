@@ -9,17 +9,14 @@ With `--workers N`, uvicorn imports `create_app_from_env` in each worker process
 from __future__ import annotations
 
 import logging
-import re
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, AsyncIterator
+from typing import Any, AsyncIterator
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
-from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from duologue.web import slow_clients
 from duologue.web.cluster import ClusterUnavailable
@@ -31,63 +28,10 @@ from duologue.web.settings import Settings
 from duologue.web.collector import Collector
 from duologue.web.storage import Storage, StorageUnavailable
 from duologue.web.study import Study, default_studies, load_studies
-
-if TYPE_CHECKING:
-    from duologue.web.warmup import BotWarmer
+from duologue.web.deps import HERE, Platform, templates
+from duologue.web.routers import admin, chat, lobby, protocol, questionnaires, ratings, tasks
 
 log = logging.getLogger(__name__)
-HERE = Path(__file__).parent
-templates = Jinja2Templates(directory=str(HERE / "templates"))
-
-PARTICIPANT_ID = re.compile(r"^[A-Za-z0-9_.@:-]{1,100}$")
-PARTICIPANT_PARAMS = ("participant", "PROLIFIC_PID", "workerId", "participant_id", "worker_id")
-"""Query parameters crowd platforms use for the participant's id (Prolific, MTurk, our own)."""
-
-
-@dataclass
-class Platform:
-    """Everything a request handler needs, kept on `app.state.platform`."""
-
-    settings: Settings
-    storage: Storage
-    studies: dict[str, Study]
-    hub: LiveHub
-    matchmaker: Matchmaker
-    warmer: "BotWarmer | None" = None
-    """The bots' warm-up (`duologue.web.warmup`): the start waits for it; a lobby waits for its study's."""
-
-    def study(self, study_id: str) -> Study:
-        study = self.studies.get(study_id)
-        if study is None:
-            raise HTTPException(404, f"no study {study_id!r}; studies: {', '.join(self.studies)}")
-        return study
-
-    def add_study(self, study: Study) -> None:
-        self.studies[study.id] = study
-        self.matchmaker.pools.pop(study.id, None)
-        self.storage.save_study(study.id, study.model_dump(mode="json"))
-        if self.warmer is not None:  # its lobby waits for these bots before pairing anyone
-            self.warmer.start([study])
-
-    async def bots_ready(self, study_id: str) -> None:
-        """Until the study's bots are warm: nobody is paired with a cold bot."""
-        if self.warmer is not None:
-            await self.warmer.ready(study_id)
-
-
-def platform(request: Request) -> Platform:
-    return request.app.state.platform
-
-
-def participant_from(request: Request) -> str | None:
-    """The participant id from whichever crowd-platform query parameter is present."""
-    for name in PARTICIPANT_PARAMS:
-        value = request.query_params.get(name)
-        if value:
-            if not PARTICIPANT_ID.match(value):
-                raise HTTPException(422, f"{name}: a participant id is 1-100 letters, digits or _.@:- characters")
-            return value
-    return None
 
 
 SECURITY_HEADERS = [
@@ -106,17 +50,17 @@ NO_STORE = [(b"cache-control", b"no-store")]
 class SecurityHeaders:
     """Adds `SECURITY_HEADERS` to every HTTP response (plain ASGI, so websockets pass untouched)."""
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
 
         private = scope.get("path", "").startswith(PRIVATE_PATHS)
 
-        async def with_headers(message) -> None:
+        async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = [h for h in message.get("headers", []) if not (private and h[0].lower() == b"cache-control")]
                 message["headers"] = headers + SECURITY_HEADERS + (NO_STORE if private else [])
@@ -142,7 +86,7 @@ def describe_refusals(app: FastAPI) -> None:
     """
     produce = app.openapi
 
-    def openapi() -> dict:
+    def openapi() -> dict[str, Any]:
         if app.openapi_schema is not None:
             return app.openapi_schema
         schema = produce()
@@ -216,13 +160,11 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
-    from duologue.web.routers import admin, chat, lobby, protocol, questionnaires, ratings, tasks
-
     for module in (lobby, protocol, chat, questionnaires, ratings, admin, tasks):
         app.include_router(module.router)
 
     @app.exception_handler(HTTPException)
-    async def http_error(request: Request, error: HTTPException):
+    async def http_error(request: Request, error: HTTPException) -> Response:
         """JSON for the API, a readable page for people."""
         from fastapi.responses import JSONResponse
 
@@ -231,7 +173,7 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
         return templates.TemplateResponse(request, "error.html", {"status": error.status_code, "detail": error.detail}, status_code=error.status_code)
 
     @app.exception_handler(ReplayMismatch)
-    async def not_rebuilt(request: Request, error: Exception):
+    async def not_rebuilt(request: Request, error: Exception) -> Response:
         """This worker cannot rebuild a dialogue from its stored events: 503 (another worker, or a
         fixed task, may), never a stack trace nor a view of a stale engine."""
         from fastapi.responses import JSONResponse
@@ -241,7 +183,7 @@ def create_app(settings: Settings | None = None, studies: list[Study] | None = N
 
     @app.exception_handler(StorageUnavailable)
     @app.exception_handler(ClusterUnavailable)
-    async def unavailable(request: Request, error: Exception):
+    async def unavailable(request: Request, error: Exception) -> Response:
         """The database or Redis is away for a moment: say so (503, retry), never a stack trace."""
         from fastapi.responses import JSONResponse
 
@@ -254,6 +196,3 @@ def create_app_from_env() -> FastAPI:
     """The app from `DUOLOGUE_*` environment variables only: what each uvicorn worker process imports."""
     return create_app(Settings())
 
-
-def page(request: Request, name: str, context: dict | None = None, status_code: int = 200) -> HTMLResponse:
-    return templates.TemplateResponse(request, name, context or {}, status_code=status_code)

@@ -165,9 +165,11 @@ class Cluster(SharedLobby):
         async def send() -> list[Any]:
             async with self.redis.pipeline(transaction=False) as pipe:
                 fill(pipe)
-                return await pipe.execute()
+                replies: list[Any] = await pipe.execute()
+                return replies
 
-        return await self._call(send)
+        sent: list[Any] = await self._call(send)
+        return sent
 
     async def _call(self, command: Callable[[], Awaitable[Any]]) -> Any:
         try:
@@ -209,7 +211,8 @@ class Cluster(SharedLobby):
             async with self.redis.pipeline(transaction=False) as pipe:
                 for dialogue_id in dialogue_ids:  # a registered script: sent once, then by its hash
                     await self._renew(keys=[f"{PREFIX}:owner:{dialogue_id}"], args=[self.worker, self.lease_ms], client=pipe)
-                return await pipe.execute()
+                replies: list[Any] = await pipe.execute()
+                return replies
 
         return [bool(held) for held in await self._call(renew)]
 

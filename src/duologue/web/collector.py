@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ class Collector:
     def __init__(self, full_seconds: float) -> None:
         self.full_seconds = full_seconds
         self._before: tuple[int, int, int] | None = None
-        self._timer: asyncio.Task | None = None
+        self._timer: asyncio.Task[Any] | None = None
 
     def start(self) -> None:
         self._before = gc.get_threshold()

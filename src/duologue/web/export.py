@@ -45,20 +45,13 @@ from duologue.core.schema import Dialogue, Rating
 from duologue.data.formats import CorpusFormat
 from duologue.data.io import write_dialogues, write_native
 from duologue.tasks import CORPUS_FORMATS, corpus_format
+from duologue.web.participants import ParticipantTable
 
 JSONL_NAME = "dialogues.jsonl"
 NATIVE_FOLDER = "native"
 MANIFEST_NAME = "manifest.json"
 PARTICIPANTS_NAME = "participants"
 """`participants.csv` and `participants.parquet`."""
-
-
-@dataclass
-class ParticipantTable:
-    """The participant table to put beside the dialogues: its columns, in order, and its rows."""
-
-    columns: list[str]
-    rows: list[dict[str, Any]]
 
 
 @dataclass

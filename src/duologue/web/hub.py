@@ -42,7 +42,7 @@ class LiveHub(Leases):
         self.rng = random.Random()
         self.cluster: Cluster | None = None
         self.owned: set[str] = set()
-        self._background: list[asyncio.Task] = []
+        self._background: list[asyncio.Task[Any]] = []
 
     # ------------------------------------------------------------------ finding dialogues
 
@@ -162,7 +162,7 @@ class LiveHub(Leases):
         task.parties = [
             Party(
                 id=p.id,
-                kind=assignment[p.id][0],  # type: ignore[arg-type]
+                kind=assignment[p.id][0],
                 role=p.role,
                 agent=assignment[p.id][1] if assignment[p.id][0] == "bot" else None,
                 participant_id=assignment[p.id][1] if assignment[p.id][0] == "human" else None,

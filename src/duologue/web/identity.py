@@ -53,7 +53,8 @@ def claim(state: Any, participant_id: str, session: str | None) -> bool:
     if session is None:
         return state.storage.session_of(participant_id) is None
     mine = keyed(state.settings.secret, session)
-    return state.storage.bind_session(participant_id, mine) == mine
+    bound: bool = state.storage.bind_session(participant_id, mine) == mine
+    return bound
 
 
 def release(state: Any, participant_id: str, session: str) -> None:

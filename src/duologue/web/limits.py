@@ -156,7 +156,7 @@ def client_address(scope: Scope, trust_forwarded_for: bool = False) -> str:
     if trust_forwarded_for:
         for name, value in scope.get("headers") or ():
             if name == b"x-forwarded-for":
-                first = value.decode("latin-1").split(",")[0].strip()
+                first: str = value.decode("latin-1").split(",")[0].strip()
                 if first:
                     return first
     client = scope.get("client")

@@ -135,7 +135,7 @@ class LiveDialogue(Presence, Bots, Clocks):
         self.started = started if started is not None else time.time()
         self.last_move = task.events[-1].time if task.events and task.events[-1].time else self.started
         self.final: Dialogue | None = None
-        self.runner: asyncio.Task | None = None
+        self.runner: asyncio.Task[Any] | None = None
         self.dirty = False
         """The engine is ahead of the database (a store failed): rebuild it before anything else."""
         self._dumped: dict[str, list[tuple[Event, dict[str, Any]]]] = {}

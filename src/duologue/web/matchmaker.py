@@ -25,6 +25,7 @@ import logging
 import random
 import time
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.hub import LiveHub, Made
@@ -49,7 +50,7 @@ class LobbyRefused(Exception):
 class Waiter:
     participant_id: str
     since: float
-    ticket: asyncio.Future = field(repr=False)
+    ticket: asyncio.Future[Seat] = field(repr=False)
 
 
 class Matchmaker:
@@ -63,7 +64,7 @@ class Matchmaker:
         self.waiting: dict[str, dict[str, Waiter]] = {}
         self.pools: dict[str, ScenarioPool] = {}
         self.rng = random.Random()
-        self._ticker: asyncio.Task | None = None
+        self._ticker: asyncio.Task[Any] | None = None
         self._rounds: dict[str, asyncio.Lock] = {}
         self._kept: dict[str, float] = {}
         """Per study, monotonic time of the last heartbeat for this worker's waiters (several workers)."""
@@ -125,7 +126,7 @@ class Matchmaker:
         previous = lobby.pop(participant_id, None)
         if previous is not None and not previous.ticket.done():
             previous.ticket.set_exception(LobbyRefused("you joined again from another window"))
-        ticket: asyncio.Future = asyncio.get_running_loop().create_future()
+        ticket: asyncio.Future[Seat] = asyncio.get_running_loop().create_future()
         waiter = Waiter(participant_id, since, ticket)
         lobby[participant_id] = waiter
         self._ensure_ticker()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from duologue.web import protocol as proto
@@ -140,11 +141,17 @@ def participant_rows(study: Any, storage: Any, progress: proto.Progress) -> list
     return [participant_row(study, storage, participant, arrived, data, set_aside) for participant, (arrived, data) in ordered]
 
 
+@dataclass
+class ParticipantTable:
+    """The participant table to put beside the dialogues: its columns, in order, and its rows."""
+
+    columns: list[str]
+    rows: list[dict[str, Any]]
+
+
 def export_extras(studies: list[Any], storage: Any, progress: proto.Progress) -> tuple[dict[str, str], Any]:
     """What an export of these studies holds beside the dialogues: the set-aside reasons, and one
     participant table (the union of the studies' columns, in first-seen order)."""
-    from duologue.web.export import ParticipantTable
-
     set_aside: dict[str, str] = {}
     header: dict[str, None] = {}
     rows: list[dict[str, Any]] = []

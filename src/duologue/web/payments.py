@@ -37,7 +37,7 @@ from duologue.core.text import visible
 
 FORMULA_NAMES = ("points", "partner_points", "agreed", "messages", "seconds", "waited")
 _FUNCTIONS: dict[str, Callable[..., float]] = {"min": min, "max": max, "round": lambda value, digits=0: round(value, int(digits))}
-_OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b if b else 0.0}
+_OPERATORS: dict[type[ast.operator], Callable[[float, float], float]] = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b if b else 0.0}
 
 
 class FormulaError(ValueError):

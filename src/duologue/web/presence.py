@@ -36,7 +36,7 @@ class Occupant:
 
     seat: Seat
     agent: Agent | None = None
-    connections: dict = field(default_factory=dict)
+    connections: dict[Any, None] = field(default_factory=dict)
     """This worker's websockets of the seat, oldest first (a dict as an ordered set)."""
     away_since: float | None = None
     """When the person's last connection closed (or the dialogue started, before they connect)."""

@@ -344,7 +344,8 @@ def _text_path(task_id: str, name: str, suffix: str) -> Any:
 
 def text(task_id: str, name: str) -> str:
     """A consent or instructions text (plain text; blank lines separate paragraphs)."""
-    return _text_path(task_id, name, ".txt").read_text(encoding="utf-8")
+    written: str = _text_path(task_id, name, ".txt").read_text(encoding="utf-8")
+    return written
 
 
 def survey(task_id: str, name: str) -> Survey:
@@ -402,7 +403,7 @@ class ProgressRow(_Base):
     study_id: Mapped[str] = mapped_column(String(100), primary_key=True)
     participant_id: Mapped[str] = mapped_column(String(200), primary_key=True)
     arrived: Mapped[float] = mapped_column(Float)
-    data: Mapped[dict] = mapped_column(JSON, default=dict)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     """{"done": [step], "answers": {step: {item: value}}, "fills": {path: value}, "crowd": {...}, "times": {step: t}}"""
 
 

@@ -158,7 +158,7 @@ def review(submissions: Iterable[Submission], records: dict[str, Record], bonuse
             if submission.status.strip().upper() == APPROVED:
                 decision, why = "none", f"approved on the platform already; {why}"
         bonus = round(float((bonuses or {}).get(submission.participant, 0.0)), 2) if payable else 0.0
-        verdicts.append(Verdict(line=submission.line, participant=submission.participant, submission=submission.submission, status=submission.status, code=submission.code, decision=decision, why=why, bonus=bonus))  # type: ignore[arg-type]
+        verdicts.append(Verdict(line=submission.line, participant=submission.participant, submission=submission.submission, status=submission.status, code=submission.code, decision=decision, why=why, bonus=bonus))
     return verdicts
 
 

@@ -32,7 +32,7 @@ class HeaderDeadlineProtocol(_UvicornHTTP):
 
     seconds: ClassVar[float] = 10.0
 
-    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+    def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
         self._deadline: asyncio.TimerHandle | None = None
         self._waiting_for: Any = self.cycle

@@ -622,7 +622,7 @@ class Storage:
             return [json.loads(d) for d in session.scalars(select(StudyRow.data).order_by(StudyRow.id))]
 
 
-def _guarded(method: Callable) -> Callable:
+def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
     """Turn 'cannot reach the database' into `StorageUnavailable`, so callers need not know SQLAlchemy."""
 
     @functools.wraps(method)

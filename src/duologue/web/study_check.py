@@ -69,7 +69,7 @@ def study_problems(study: "Study") -> list[str]:
 def _corpus_problems(study: "Study") -> list[str]:
     from duologue.data.io import CorpusReadError
     from duologue.tasks import UnknownNameError, corpus_format
-    from duologue.web.study import ScenarioPool
+    from duologue.web.scenario_pool import ScenarioPool
 
     path = study.scenarios.path
     if path is None or not path.exists():

@@ -5,17 +5,21 @@ from __future__ import annotations
 import csv
 import re
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 import yaml
-
-from duologue.core.terminal import CliConsole
 from rich.markup import escape
 from rich.table import Table
 
-console = CliConsole()
-errors = CliConsole(stderr=True, soft_wrap=True)
+from duologue.terminal import console, errors, fail
+
+if TYPE_CHECKING:
+    from duologue.web.protocol import Progress
+    from duologue.web.settings import Settings
+    from duologue.web.storage import Storage
+    from duologue.web.study import Study
+
 study_app = typer.Typer(help="Run a paid crowd study: signed links, completion codes, review, bonus payments, export.", no_args_is_help=True)
 
 StudyArg = Annotated[str, typer.Argument(help="A study id (from --study, else the database's studies, else the built-in ones).")]
@@ -23,12 +27,7 @@ StudyFile = Annotated[Optional[Path], typer.Option("--study", help="The study YA
 DbOption = Annotated[Optional[str], typer.Option("--db", help="The platform's database URL (default: the platform setting, sqlite:///duologue.db).")]
 
 
-def _fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/] {escape(message)}", highlight=False)
-    return typer.Exit(2)
-
-
-def builtin_studies() -> list:
+def builtin_studies() -> list[Study]:
     """One default study per task, plus every collection protocol a task ships (`protocol/study.yaml`)."""
     from duologue.tasks import spec, task_ids
     from duologue.web.study import default_studies, parse_studies
@@ -41,14 +40,14 @@ def builtin_studies() -> list:
     return studies
 
 
-def saved_studies(storage: Any) -> list:
+def saved_studies(storage: Any) -> list[Study]:
     """The studies kept in the platform's database (added on the admin page); one saved by an
     older version that no longer validates is left out, as the server leaves it out."""
     from pydantic import ValidationError
 
     from duologue.web.study import Study
 
-    found = []
+    found: list[Study] = []
     for data in storage.studies():
         try:
             found.append(Study.model_validate(data))
@@ -57,19 +56,19 @@ def saved_studies(storage: Any) -> list:
     return found
 
 
-def find_study(study_id: str, file: Path | None, storage: Any = None):
+def find_study(study_id: str, file: Path | None, storage: Any = None) -> Study:
     """The study: from `file` when given, else the database's studies (the admin page's), else the built-in ones."""
     from duologue.web.study import StudyError, load_studies
 
     try:
         studies = load_studies(file) if file else [*(saved_studies(storage) if storage is not None else []), *builtin_studies()]
     except StudyError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     for study in studies:
         if study.id == study_id:
             return study
     names = ", ".join(dict.fromkeys(s.id for s in studies))
-    raise _fail(f"no study {study_id!r}{f' in {file}' if file else ''}; studies: {names}")
+    raise fail(f"no study {study_id!r}{f' in {file}' if file else ''}; studies: {names}")
 
 
 def _database_problem(url_text: str) -> str | None:
@@ -86,7 +85,7 @@ def _database_problem(url_text: str) -> str | None:
     return None
 
 
-def _platform(db: str | None):
+def _platform(db: str | None) -> tuple[Settings, Storage, Progress]:
     from duologue.web.protocol import Progress
     from duologue.web.settings import Settings
     from duologue.web.storage import Storage
@@ -94,21 +93,21 @@ def _platform(db: str | None):
     overrides: dict[str, Any] = {"database_url": db} if db else {}
     settings = Settings(**overrides)
     if (problem := _database_problem(settings.database_url)) is not None:
-        raise _fail(problem)
+        raise fail(problem)
     try:
         storage = Storage(settings.database_url)
     except Exception as error:  # noqa: BLE001 - a URL that does not work, a driver that is missing
-        raise _fail(f"cannot open the database {settings.database_url}: {error}") from None
+        raise fail(f"cannot open the database {settings.database_url}: {error}") from None
     return settings, storage, Progress(storage.engine)
 
 
 def _paid(study: Any, needs_pay: bool) -> Any:
     if needs_pay and study.pay is None:
-        raise _fail(f"study {study.id} has no `pay` settings")
+        raise fail(f"study {study.id} has no `pay` settings")
     return study
 
 
-def _open(study_id: str, file: Path | None, db: str | None, *, needs_pay: bool = False):
+def _open(study_id: str, file: Path | None, db: str | None, *, needs_pay: bool = False) -> tuple[Study, Settings, Storage, Progress]:
     """The study and the platform's database. The study may have been added on the admin page, so
     the database is read for it; an id found nowhere (or a study without pay where pay is needed)
     is named as such, even when the database is missing."""
@@ -145,12 +144,12 @@ def links(
         found = find_study(study_id, study)
     key = secret or (found.pay.link_secret if found.pay else None)
     if not key:
-        raise _fail(f"study {found.id} has no pay.link_secret; give --secret")
+        raise fail(f"study {found.id} has no pay.link_secret; give --secret")
     for i in range(1, n + 1):
         console.print(signed_link(base_url, key, found.id, f"{prefix}-{i}"), highlight=False, soft_wrap=True)
 
 
-def _codes(found, settings, storage, progress) -> list[dict]:
+def _codes(found: Study, settings: Settings, storage: Storage, progress: Progress) -> list[dict[str, Any]]:
     """Every code the study handed out: after a dialogue's questionnaire, or for waiting time."""
     from duologue.web.completion_codes import completion_code
     from duologue.web.payments import figures_of
@@ -182,18 +181,18 @@ def _pasted_codes(check: list[str], check_file: Path | None) -> list[str]:
         try:
             text = check_file.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as error:
-            raise _fail(f"--check-file {check_file}: cannot read it ({getattr(error, 'strerror', None) or error})") from None
+            raise fail(f"--check-file {check_file}: cannot read it ({getattr(error, 'strerror', None) or error})") from None
         pasted.extend(cell.strip() for line in text.splitlines() for cell in line.split(",") if cell.strip())
     return pasted
 
 
-def _check_codes(found, rows: list[dict], pasted: list[str], as_json: bool) -> None:
+def _check_codes(found: Study, rows: list[dict[str, Any]], pasted: list[str], as_json: bool) -> None:
     """Say whose each pasted code is (case, dashes and spaces ignored); exit 1 when any is nobody's."""
     import json
 
     from duologue.web.completion_codes import normalise_code
 
-    by_code: dict[str, list[dict]] = {}
+    by_code: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_code.setdefault(normalise_code(row["code"]), []).append(row)
     results: list[dict[str, Any]] = [{"pasted": code, "matches": by_code.get(normalise_code(code), [])} for code in pasted]
@@ -228,7 +227,7 @@ def codes(
     if check or check_file is not None:
         pasted = _pasted_codes(check or [], check_file)
         if not pasted:
-            raise _fail("no code to check: give --check CODE or a --check-file with codes in it")
+            raise fail("no code to check: give --check CODE or a --check-file with codes in it")
         _check_codes(found, rows, pasted, as_json)
         return
     if as_json:
@@ -242,11 +241,13 @@ def codes(
     console.print(table)
 
 
-def _bonuses(found, storage, progress) -> tuple[list, int]:
+def _bonuses(found: Study, storage: Storage, progress: Progress) -> tuple[list[Any], int]:
     """Each participant's bonus (formula plus waiting pay) and how many dialogues it came from."""
     from duologue.web.payments import payments
     from duologue.web.waiting import waiting_claims
 
+    if found.pay is None:
+        return [], 0
     dialogues = list(storage.iter_dialogues(study_id=found.id))
     waited = waiting_claims(progress.all(found.id), storage.seated_participants(found.id))
     return payments(found.pay, dialogues, waited), len(dialogues)
@@ -256,7 +257,7 @@ def _writable(path: Path, suffixes: tuple[str, ...], *, folder: bool = False) ->
     from duologue.data.outputs import output_problem
 
     if (problem := output_problem(path, suffixes=suffixes, folder=folder)) is not None:
-        raise _fail(problem)
+        raise fail(problem)
     return path
 
 
@@ -278,10 +279,11 @@ def payments_command(
     _writable(out, (".csv",)).parent.mkdir(parents=True, exist_ok=True)
     out.write_text(bulk_bonus_csv(rows), encoding="utf-8")
     total = sum(r.amount for r in rows)
-    console.print(f"{len(rows)} bonus(es), {total:.2f} {found.pay.currency} in all, from {dialogues} dialogue(s) -> {out}", highlight=False)
+    currency = found.pay.currency if found.pay is not None else ""
+    console.print(f"{len(rows)} bonus(es), {total:.2f} {currency} in all, from {dialogues} dialogue(s) -> {out}", highlight=False)
 
 
-def _records(found, settings, storage, progress) -> dict:
+def _records(found: Study, settings: Settings, storage: Storage, progress: Progress) -> dict[str, Any]:
     """What the platform knows of each participant for review: codes earned, set-aside reasons."""
     from duologue.web.review import records_of
 
@@ -319,13 +321,13 @@ def review_command(
     try:
         text = submissions.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
-        raise _fail(f"--submissions {submissions}: cannot read it ({getattr(error, 'strerror', None) or error})") from None
+        raise fail(f"--submissions {submissions}: cannot read it ({getattr(error, 'strerror', None) or error})") from None
     try:
         platform_name, lines = read_submissions(text, str(submissions))
     except SubmissionsError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     except csv.Error as error:
-        raise _fail(f"--submissions {submissions}: not a CSV file ({error})") from None
+        raise fail(f"--submissions {submissions}: not a CSV file ({error})") from None
     out = _writable(out or Path(f"review-{study_id}.csv"), (".csv",))
     bonus = _writable(bonus or Path(f"bonus-{study_id}.csv"), (".csv",))
     found, settings, storage, progress = _open(study_id, study, db)
@@ -366,7 +368,7 @@ def export_command(
     from duologue.web.participants import export_extras
 
     if status not in ("finished", "all"):
-        raise _fail(f"--status {status!r}: use finished or all")
+        raise fail(f"--status {status!r}: use finished or all")
     zipped = out.suffix.lower() == ".zip"
     _writable(out, (".zip",) if zipped else (), folder=not zipped)
     found, _, storage, progress = _open(study_id, study, db)
@@ -397,19 +399,19 @@ def pilot_command(
     try:
         from duologue.web.pilot import pilot
     except ImportError as error:
-        raise _fail(f"the pilot needs the web extra and playwright ({error.name} is missing)") from None
+        raise fail(f"the pilot needs the web extra and playwright ({error.name} is missing)") from None
     found = find_study(study_id, study)
     if bot_wait is not None:
         found = found.model_copy(update={"bot_wait_seconds": bot_wait})
     if not Path(chromium).exists():
-        raise _fail(f"{chromium}: no such browser")
+        raise fail(f"{chromium}: no such browser")
     from playwright.sync_api import Error as BrowserError
 
     with errors.status(f"piloting {found.id} with {n} participant(s)"):
         try:
             results, dialogues = pilot(found, n, pairs=pairs, chromium=chromium)
         except BrowserError as error:  # a file that is not a browser, or one that will not start here
-            raise _fail(f"--chromium {chromium}: the browser did not start: {str(error).splitlines()[0]}") from None
+            raise fail(f"--chromium {chromium}: the browser did not start: {str(error).splitlines()[0]}") from None
     if as_json:
         import dataclasses
         import json

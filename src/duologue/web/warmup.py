@@ -21,7 +21,7 @@ import random
 import sys
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Iterable
+from typing import Callable, Iterable
 
 from duologue.agents import make_agent
 from duologue.core import actions
@@ -83,7 +83,7 @@ def show_progress() -> None:
         log.setLevel(logging.INFO)
 
 
-def _report(study_id: str):
+def _report(study_id: str) -> Callable[[Future[float]], None]:
     def report(done: Future[float]) -> None:
         if not done.cancelled() and done.exception() is None:
             log.info("  %s: warm in %.1f s", study_id, done.result())

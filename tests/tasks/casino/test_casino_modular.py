@@ -5,7 +5,7 @@ import random
 import pytest
 
 from duologue.agents import make_agent
-from duologue.agents.modular import Candidate, fit_share
+from duologue.modular.agent import Candidate, fit_share
 from duologue.core.episode import play_episode
 from duologue.core.schema import AcceptDeal, Message, SubmitDeal
 from duologue.tasks import make

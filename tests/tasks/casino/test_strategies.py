@@ -22,7 +22,6 @@ from duologue.tasks.casino.strategies import (
     FeatureSettings,
     FeatureSpace,
     ModelFileError,
-    StrategyAnnotator,
     StrategyModel,
     decide,
     feature_counts,
@@ -30,6 +29,7 @@ from duologue.tasks.casino.strategies import (
     message_contexts,
     words,
 )
+from duologue.tasks.casino.strategy_annotator import StrategyAnnotator
 
 pytest.importorskip("sklearn", reason="training needs scikit-learn (the ml extra)")
 from duologue.tasks.casino.strategy_training import (  # noqa: E402

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from duologue.agents import make_agent
-from duologue.agents.modular import fit_share
+from duologue.modular.agent import fit_share
 from duologue.core import actions
 from duologue.core.episode import agent_rng
 from duologue.core.schema import Accept, Message, Offer

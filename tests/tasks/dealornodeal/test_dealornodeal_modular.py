@@ -8,7 +8,7 @@ import random
 import pytest
 
 from duologue.agents import make_agent
-from duologue.agents.modular import fit_share
+from duologue.modular.agent import fit_share
 from duologue.core.episode import play_episode
 from duologue.tasks import make
 from games import play_games
@@ -76,7 +76,7 @@ def test_a_split_said_again_is_insisting_and_restating_the_partners_split_agrees
 
 
 def test_the_prior_and_the_corpus_acts_use_one_vocabulary(fixtures):
-    from duologue.agents.modular import corpus_dialogues
+    from duologue.tasks import corpus_dialogues
 
     known = {"greet", "propose", "insist", "agree", "disagree", "inquire", "unknown", "select"}
     assert {act for row in PRIOR.values() for act in row} <= known
@@ -205,7 +205,7 @@ def test_train_policy_starts_from_the_modular_agent_and_rl_plays_what_it_wrote(t
 
     from duologue.arena.selfplay import PlayConfig, play_one
     from duologue.cli import app
-    from duologue.learning.policy import CoarsePolicy
+    from duologue.modular.coarse_policy import CoarsePolicy
 
     out = tmp_path / "p.npz"
     result = CliRunner().invoke(app, ["train", "policy", "--task", "dealornodeal-v0", "--reward", "utility", "--episodes", "40", "--seed", "0",

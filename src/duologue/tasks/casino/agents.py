@@ -121,7 +121,7 @@ class CasinoRuleAgent(SplitPlanner, RuleWording, Agent):
             raise did_you_mean(option, list(self.OPTIONS), "option of the CaSiNo rule agent")
         self.tagger = None
         if option == "strategies":
-            from duologue.tasks.casino.strategies import StrategyAnnotator
+            from duologue.tasks.casino.strategy_annotator import StrategyAnnotator
 
             self.tagger = StrategyAnnotator()
 

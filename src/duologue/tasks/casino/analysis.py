@@ -16,7 +16,7 @@ from rich.table import Table
 
 from duologue.core.schema import Dialogue, Message, Model
 from duologue.data.stats import corpus_statistics
-from duologue.evaluation.analyses import (
+from duologue.analysis.analyses import (
     BOOTSTRAP,
     CORRELATION_COLUMNS,
     Summary,
@@ -27,10 +27,10 @@ from duologue.evaluation.analyses import (
     stats_section,
     summarize,
 )
-from duologue.evaluation.correlation import Correlation, correlate, correlations
-from duologue.evaluation.frames import party_frame
-from duologue.evaluation.report import Report, heatmap_figure, rating_distribution_figure, scatter_figure
-from duologue.evaluation.tables import correlation_table, number
+from duologue.analysis.correlation import Correlation, correlate, correlations
+from duologue.analysis.frames import party_frame
+from duologue.analysis.report import Report, heatmap_figure, rating_distribution_figure, scatter_figure
+from duologue.analysis.tables import correlation_table, number
 from duologue.tasks.casino.task import CasinoTask
 
 SATISFACTION, LIKING, POINTS = "satisfaction", "opponent_likeness", "score"

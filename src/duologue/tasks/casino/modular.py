@@ -1,6 +1,6 @@
 """The modular CaSiNo agent (He et al. 2018 applied to CaSiNo): parse -> coarse act -> retrieve and fill.
 
-The generic machinery is `duologue.agents.modular`; this module holds what is about the campsite:
+The generic machinery is `duologue.modular.agent`; this module holds what is about the campsite:
 
 * **Coarse acts.** A message is `propose` when it describes a split of at least two issues
   (`understanding.read`), else its negotiation strategy (the corpus's ten labels, the most telling
@@ -51,7 +51,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from duologue.agents.modular import ActPolicy, Candidate, Knowledge, ModularAgent, UtteranceIndex, corpus_dialogues
+from duologue.modular.agent import ActPolicy, Candidate, Knowledge, ModularAgent, UtteranceIndex
+from duologue.tasks import corpus_dialogues
 from duologue.core import actions
 from duologue.core.schema import Message
 from duologue.core.task import Observation, Task

@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from typing import Any, Sequence
 
-from duologue.agents.modular_policy import START
+from duologue.modular.policy import START
 from duologue.core.schema import AcceptDeal, Dialogue, Message, RejectDeal, SubmitDeal, WalkAway
 from duologue.tasks.casino.understanding import IMPLICIT_WORDS, Reading, issue_of_word, read
 

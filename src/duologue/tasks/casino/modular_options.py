@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from duologue.agents.modular_policy import OptionChoices
+from duologue.modular.policy import OptionChoices
 from duologue.core import actions
 from duologue.core.task import Observation
 from duologue.tasks.casino.rules import ISSUES, WALK_AWAY_POINTS, complement

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from typing import Sequence
 
-from duologue.agents.modular_retrieval import Candidate, UtteranceIndex, escape_braces
+from duologue.modular.retrieval import Candidate, UtteranceIndex, escape_braces
 from duologue.core.schema import Dialogue, Message
 from duologue.tasks.casino.modular_acts import _TOKEN, gold_acts, issues_in
 from duologue.tasks.casino.rules import ISSUES, PACKAGES_PER_ISSUE

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
-from duologue.agents.modular_retrieval import _stem, content_words, ungrounded_words
+from duologue.modular.retrieval import _stem, content_words, ungrounded_words
 from duologue.tasks.craigslist.reading import Reading, answer_question, read_message
 
 CLAIMS = re.compile(

@@ -1,6 +1,6 @@
 """The modular CraigslistBargain agent (He et al. 2018): parse -> coarse act -> retrieve and fill.
 
-The generic machinery is `duologue.agents.modular`; this module holds what is about bargaining:
+The generic machinery is `duologue.modular.agent`; this module holds what is about bargaining:
 
 * **Parser.** Every event is read with the corpus parser's act tracker (`acts.ActTracker`: intro,
   init-price, inquiry, inform, counter-price, vague-price, insist, agree, disagree, unknown, and
@@ -45,7 +45,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from duologue.agents.modular import START, ActPolicy, Candidate, Generated, Knowledge, ModularAgent, UtteranceIndex, corpus_dialogues, similarity, ungrounded_words
+from duologue.modular.agent import START, ActPolicy, Candidate, Generated, Knowledge, ModularAgent, UtteranceIndex, similarity, ungrounded_words
+from duologue.tasks import corpus_dialogues
 from duologue.core import actions
 from duologue.core.schema import Message, Reject
 from duologue.core.task import Observation, Task

@@ -16,8 +16,8 @@ import re
 from collections import Counter, defaultdict
 from typing import Any, Sequence
 
-from duologue.agents.modular_policy import START
-from duologue.agents.modular_retrieval import UtteranceIndex, _stem, content_words, document_frequency, escape_braces
+from duologue.modular.policy import START
+from duologue.modular.retrieval import UtteranceIndex, _stem, content_words, document_frequency, escape_braces
 from duologue.core.schema import Dialogue, Message
 from duologue.tasks.craigslist.acts import GOLD_SOURCE, dialogue_acts
 from duologue.tasks.craigslist.modular_wording import TEMPLATES

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Sequence
 
-from duologue.agents.modular_policy import OptionChoices
+from duologue.modular.policy import OptionChoices
 from duologue.core.task import Observation
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from duologue.core import actions
 from duologue.core.agent import Agent
 from duologue.core.schema import Message
 from duologue.core.task import Observation, Task
-from duologue.tasks.dealornodeal.rules import ITEMS, TOTAL_VALUE, all_shares, complement, value
+from duologue.tasks.dealornodeal.rules import ITEMS, TOTAL_VALUE, all_shares, complement, describe, value
 from duologue.tasks.dealornodeal.task import CHOICES_AT_THE_END, Choose, ChooseEvent
 from duologue.tasks.dealornodeal.understanding import read
 
@@ -44,22 +44,6 @@ ACCEPTS = ("deal! you get {theirs} and i get {mine}.", "ok, deal: i get {mine} a
 START_ASPIRATION, LOWEST_ASPIRATION = 8.0, 1.0
 HOLD_OUT_STEP = 1.0
 """Points of aspiration given up each time the partner holds out (see the module docstring)."""
-
-
-def describe(share: dict[str, int], pool: dict[str, int]) -> str:
-    """`2 books, the hat and 1 ball`, in words `understanding.read` gives back exactly."""
-    parts = []
-    for item in ITEMS:
-        n = share.get(item, 0)
-        if n == 0:
-            continue
-        if n == pool[item]:
-            parts.append(f"the {item}" if n == 1 else f"the {item}s")
-        else:
-            parts.append(f"{n} {item}" + ("s" if n > 1 else ""))
-    if not parts:
-        return "nothing"
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 class DealRuleAgent(Agent):

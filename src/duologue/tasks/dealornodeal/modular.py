@@ -1,6 +1,6 @@
 """The modular Deal or No Deal agent (He et al. 2018 applied to Deal or No Deal): parse -> coarse act -> retrieve and fill.
 
-The generic machinery is `duologue.agents.modular`; this module holds what is about books, hats and balls:
+The generic machinery is `duologue.modular.agent`; this module holds what is about books, hats and balls:
 
 * **Coarse acts** (`modular_acts.py`): `greet`, `propose` (with a split), `insist` (the speaker's
   own last split again), `agree`, `disagree`, `inquire`, `unknown`, and the deal move `select`.
@@ -34,7 +34,8 @@ import random
 from pathlib import Path
 from typing import Any, Sequence
 
-from duologue.agents.modular import ActPolicy, Candidate, Knowledge, ModularAgent, OptionChoices, UtteranceIndex, corpus_dialogues, fill
+from duologue.modular.agent import ActPolicy, Candidate, Knowledge, ModularAgent, OptionChoices, UtteranceIndex, fill
+from duologue.tasks import corpus_dialogues
 from duologue.core import actions
 from duologue.core.task import Observation, Task
 from duologue.tasks.dealornodeal.agents import DealRuleAgent, describe

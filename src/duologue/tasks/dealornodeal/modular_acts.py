@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from duologue.agents.modular_policy import START
+from duologue.modular.policy import START
 from duologue.core.schema import Dialogue, Event, Message
 from duologue.tasks.dealornodeal.task import ChooseEvent
 from duologue.tasks.dealornodeal.understanding import WORD, read

@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from typing import Mapping, Sequence
 
-from duologue.agents.modular import Candidate, UtteranceIndex, escape_braces
+from duologue.modular.agent import Candidate, UtteranceIndex, escape_braces
 from duologue.core.schema import Dialogue, Message
 from duologue.tasks.dealornodeal.agents import ACCEPTS, PROPOSALS
 from duologue.tasks.dealornodeal.modular_acts import ActReader

@@ -119,3 +119,19 @@ def is_pareto_optimal(share_a: Counts, pool: Counts, values_a: Values, values_b:
         if x >= a and y >= b and (x > a or y > b):
             return False
     return True
+
+
+def describe(share: dict[str, int], pool: dict[str, int]) -> str:
+    """`2 books, the hat and 1 ball`, in words `understanding.read` gives back exactly."""
+    parts = []
+    for item in ITEMS:
+        n = share.get(item, 0)
+        if n == 0:
+            continue
+        if n == pool[item]:
+            parts.append(f"the {item}" if n == 1 else f"the {item}s")
+        else:
+            parts.append(f"{n} {item}" + ("s" if n > 1 else ""))
+    if not parts:
+        return "nothing"
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -9,8 +9,8 @@ from typing import Any, Hashable
 from duologue.core import actions
 from duologue.core.schema import Event, Message, Scenario
 from duologue.core.values import Deal, Values
-from duologue.tasks.dealornodeal.agents import describe as words_for
 from duologue.tasks.dealornodeal.rules import ITEMS, all_shares, complement, value
+from duologue.tasks.dealornodeal.rules import describe as words_for
 from duologue.tasks.dealornodeal.understanding import read
 
 
@@ -40,9 +40,7 @@ class DealValues(Values):
         return actions.Say(text=self.describe(party, deal))
 
     def accept(self, party: str, deal: Deal) -> actions.Action:
-        from duologue.tasks.dealornodeal.task import Choose
-
-        return Choose(mine=dict(deal[party]), theirs=dict(deal[self.other(party)]))
+        return actions.parse_action({"kind": "choose", "mine": dict(deal[party]), "theirs": dict(deal[self.other(party)])})
 
     def proposed(self, event: Event, reader: str) -> Deal | None:
         if not isinstance(event, Message) or event.party not in self.parties:

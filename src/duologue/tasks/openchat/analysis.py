@@ -20,8 +20,8 @@ from rich.table import Table
 
 from duologue.core.schema import Dialogue
 from duologue.data.stats import corpus_statistics
-from duologue.evaluation.agreement import Agreement, agreement_by_criterion
-from duologue.evaluation.analyses import (
+from duologue.analysis.agreement import Agreement, agreement_by_criterion
+from duologue.analysis.analyses import (
     BOOTSTRAP,
     CORRELATION_COLUMNS,
     RatingMean,
@@ -37,10 +37,10 @@ from duologue.evaluation.analyses import (
     stats_section,
     unique_correlations,
 )
-from duologue.evaluation.correlation import Correlation, correlations
-from duologue.evaluation.frames import dialogue_frame, ratings_frame
-from duologue.evaluation.report import Report, rating_distribution_figure, scatter_figure
-from duologue.evaluation.tables import agreement_table, correlation_table, rating_means_table
+from duologue.analysis.correlation import Correlation, correlations
+from duologue.analysis.frames import dialogue_frame, ratings_frame
+from duologue.analysis.report import Report, rating_distribution_figure, scatter_figure
+from duologue.analysis.tables import agreement_table, correlation_table, rating_means_table
 
 SIMILARITY, PREFERENCE = "stylistic_similarity", "preference"
 USER, THIRD_PARTY = "party", "third_party"

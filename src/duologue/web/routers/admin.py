@@ -15,8 +15,8 @@ import yaml
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
-from duologue.web.app import page, platform
 from duologue.web.completion_codes import normalise_code
+from duologue.web.deps import page, platform
 from duologue.web.export import export_zip
 from duologue.web.participants import export_extras
 from duologue.web.protocol import file_fields, progress_of

@@ -26,7 +26,7 @@ from duologue.core import actions, moves
 from duologue.core.spec import TaskSpec
 from duologue.tasks import UnknownNameError, task_class
 from duologue.web import identity
-from duologue.web.app import page, platform
+from duologue.web.deps import page, platform
 from duologue.web.frames import cleaned, invalid_text
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.limits import RateLimited, limit_moves

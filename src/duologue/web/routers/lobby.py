@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisco
 from fastapi.responses import RedirectResponse
 
 from duologue.web import identity
-from duologue.web.app import PARTICIPANT_ID, PARTICIPANT_PARAMS, page, participant_from, platform
+from duologue.web.deps import PARTICIPANT_ID, PARTICIPANT_PARAMS, page, participant_from, platform
 from duologue.web.matchmaker import LobbyRefused
 from duologue.web.waiting import LobbyClock
 

@@ -13,7 +13,7 @@ from fastapi.responses import RedirectResponse
 
 from duologue.web import identity, waiting
 from duologue.web import protocol as proto
-from duologue.web.app import page, participant_from, platform
+from duologue.web.deps import page, participant_from, platform
 from duologue.web.completion_codes import completion_code
 from duologue.web.payments import link_ok
 from duologue.web.study import Study

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Body, HTTPException, Request
 from fastapi.responses import RedirectResponse
 
 from duologue.core.schema import Dialogue, Rating
-from duologue.web.app import page, platform
+from duologue.web.deps import page, platform
 from duologue.web.frames import invalid_text
 from duologue.web.payments import too_short
 from duologue.web.questionnaires import InvalidAnswers, QuestionnaireForm, completion_code, forms_for, get_questionnaire

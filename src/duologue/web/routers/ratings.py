@@ -14,7 +14,7 @@ from fastapi.responses import RedirectResponse
 
 from duologue.core.schema import Dialogue, Message, Offer, Select, SubmitDeal, SystemNote
 from duologue.web import identity
-from duologue.web.app import PARTICIPANT_ID, page, platform
+from duologue.web.deps import PARTICIPANT_ID, page, platform
 from duologue.web.questionnaires import QuestionnaireForm, forms_for, get_questionnaire, questionnaires_for
 from duologue.web.rating_jobs import RatingJobError, RatingJobs
 from duologue.web.routers.questionnaires import read_answers

@@ -4,7 +4,7 @@
 `template_slots`, `escape_braces` and `fill` turn corpus text into templates and back into words.
 The word helpers (`content_words`, `similarity`, `ungrounded_words` ...) rank retrieved lines by
 the message they answered and catch lines tied to the dialogue they came from.
-`duologue.agents.modular` re-exports every name defined here.
+`duologue.modular.agent` re-exports every name defined here.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from duologue.arena.report import Estimate, bootstrap_mean
 from duologue.core.schema import Dialogue, Model
 from duologue.core.task import Task
 from duologue.core.values import Space, analyse, outcome_point
-from duologue.evaluation.report import PALETTE, TEXT_SIZE, Report, _empty_figure, _figure, _style
+from duologue.analysis.report import PALETTE, TEXT_SIZE, Report, _empty_figure, _figure, _style
 
 VALUE_METRICS: tuple[tuple[str, str], ...] = (
     ("agreement", "agreement"),

@@ -40,8 +40,8 @@ import numpy as np
 from pydantic import Field
 
 from duologue.core.schema import Dialogue, Model
-from duologue.evaluation.correlation import percentile_interval
-from duologue.evaluation.frames import dialogue_groups, rating_number
+from duologue.analysis.correlation import percentile_interval
+from duologue.analysis.frames import dialogue_groups, rating_number
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ an HTML `Report` with figures.
   bootstrap=..., seed=...)` (`by`: None for the task's own default grouping) and returns a
   `TaskAnalysis`, which knows its terminal tables and its HTML report.
 
-Statistics come from `duologue.evaluation.frames`, `.correlation` and `.agreement`; this module
+Statistics come from `duologue.analysis.frames`, `.correlation` and `.agreement`; this module
 only chooses what to compute and how to present it.
 """
 
@@ -29,11 +29,11 @@ from pydantic import Field
 
 from duologue.core.schema import Dialogue, Model
 from duologue.data.stats import CorpusStats, corpus_statistics
-from duologue.evaluation.agreement import Agreement, agreement_by_criterion
-from duologue.evaluation.correlation import Correlation, correlation_matrix, correlations
-from duologue.evaluation.frames import dialogue_frame, party_frame, ratings_frame
-from duologue.evaluation.report import Report, heatmap_figure, rating_distribution_figure
-from duologue.evaluation.tables import p_value
+from duologue.analysis.agreement import Agreement, agreement_by_criterion
+from duologue.analysis.correlation import Correlation, correlation_matrix, correlations
+from duologue.analysis.frames import dialogue_frame, party_frame, ratings_frame
+from duologue.analysis.report import Report, heatmap_figure, rating_distribution_figure
+from duologue.analysis.tables import p_value
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -201,7 +201,7 @@ def _rating_columns(frame: pd.DataFrame, skip: set[str]) -> list[str]:
 
 def analyze_dialogues(dialogues: Iterable[Dialogue], *, by: Sequence[str] | None = None, bootstrap: int = BOOTSTRAP, seed: int = 0) -> DialoguesAnalysis:
     """Analyse any dialogues (corpus, self-play, platform export) by the `by` grouping fields."""
-    from duologue.evaluation.frames import GROUP_KEYS
+    from duologue.analysis.frames import GROUP_KEYS
 
     dialogues = list(dialogues)
     by = list(by) if by is not None else default_grouping(dialogues)
@@ -240,7 +240,7 @@ def analyze_dialogues(dialogues: Iterable[Dialogue], *, by: Sequence[str] | None
 
 
 def _grouper(by: Sequence[str]):
-    from duologue.evaluation.frames import dialogue_groups
+    from duologue.analysis.frames import dialogue_groups
 
     def group_of(dialogue: Dialogue) -> str:
         groups = dialogue_groups(dialogue)

@@ -32,8 +32,8 @@ fill its slots (`tasks/craigslist/modular.py`, `tasks/casino/modular.py`, `tasks
 generates is logged in `generated` (intended act, text, where it came from, whether it parsed
 back), which the benchmark turns into the share of replies that fit their act.
 
-The manager lives in `modular_policy.py` (`ActPolicy`, `OptionChoices`, `START`) and the generator's
-index and word helpers in `modular_retrieval.py`; this module keeps where the corpus is, the cache
+The manager lives in `policy.py` (`ActPolicy`, `OptionChoices`, `START`) and the generator's
+index and word helpers in `retrieval.py`; this module keeps where the corpus is, the cache
 of what was learned from it, and the agent, and re-exports every name of the other two.
 """
 
@@ -48,11 +48,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
-from duologue.agents.modular_policy import START as START
-from duologue.agents.modular_policy import ActPolicy as ActPolicy
-from duologue.agents.modular_policy import OptionChoices as OptionChoices
-from duologue.agents.modular_policy import _key as _key
-from duologue.agents.modular_retrieval import (  # the generator, also importable from here
+from duologue.modular.policy import START as START
+from duologue.modular.policy import ActPolicy as ActPolicy
+from duologue.modular.policy import OptionChoices as OptionChoices
+from duologue.modular.policy import _key as _key
+from duologue.modular.retrieval import (  # the generator, also importable from here
     _FIELD as _FIELD,
     _WORD as _WORD,
     Candidate as Candidate,
@@ -68,7 +68,6 @@ from duologue.agents.modular_retrieval import (  # the generator, also importabl
     ungrounded_words as ungrounded_words,
 )
 from duologue.core.agent import Agent
-from duologue.core.schema import Dialogue
 from duologue.core import actions
 from duologue.core.task import IllegalAction, Observation, Task
 
@@ -84,14 +83,6 @@ def data_root() -> Path:
     if configured:
         return Path(configured)
     return Path(__file__).resolve().parents[3].parent / "shared" / "data"
-
-
-def corpus_dialogues(corpus: str, path: Path) -> list[Dialogue]:
-    """The valid dialogues of a native corpus file or folder (invalid records are left out)."""
-    from duologue.data.io import read_corpus
-    from duologue.tasks import corpus_format
-
-    return read_corpus(corpus_format(corpus), path, skip_invalid=True).dialogues
 
 
 PRIOR_ONLY = "prior"

@@ -3,7 +3,7 @@
 `ActPolicy` counts the acts a corpus (or a hand-written table) shows after each context and
 estimates P(next act | context) with interpolated backoff to shorter contexts. `OptionChoices` is
 the mixin through which a task's modular agent offers a learned strategy its argument variants.
-`duologue.agents.modular` re-exports every name defined here.
+`duologue.modular.agent` re-exports every name defined here.
 """
 
 from __future__ import annotations
