@@ -38,7 +38,7 @@ SARCASM_SIGNS: tuple[Cue, ...] = (
     _cue("ironic opener", r"\b(oh|ah|wow),? (sure|great|yeah|right|wonderful|perfect|thanks|nice)\b", "oh sure, 490 bucks", "oh great, thanks", "wow, thanks"),
     _cue(
         "praise of fairness or help",
-        r"\b(totally|so|super|very|real|really|perfectly) (fair|generous|reasonable|kind|helpful|useful)\b|\bhow (generous|fair|kind|nice|helpful)\b|\bthanks a lot\b",
+        r"\b(totally|so|super|very|real|really|perfectly) (fair|generous|reasonable|kind|helpful|useful)\b|\bhow (generous|helpful)\b|\bthanks a lot\b",
         "totally fair", "super helpful", "how generous of you",
     ),
     _cue("wry face", r":/|:\||:-/|-_-|\bsmh\b", "super helpful :/", "ok -_-"),
@@ -82,7 +82,7 @@ def _matches(cues: tuple[Cue, ...], text: str) -> list[str]:
 
 def sentences(text: str) -> list[str]:
     """The sentences of a message, each with the mark that ends it."""
-    return [part.strip() for part in re.findall(r"[^.!?]*[.!?]+|[^.!?]+$", text) if part.strip()]
+    return [part.strip() for part in re.findall(r"(?:[^.!?]|\.(?=\d))+(?:[.!?]+|$)", text) if part.strip()]
 
 
 def doubt(text: str) -> Doubt:

@@ -267,15 +267,18 @@ def test_after_a_refused_offer_the_next_is_better_for_the_partner_and_never_repe
     assert all(price >= 0.55 * item.price for price in offers)
 
 
-def test_a_final_offer_after_bargaining_within_the_limit_is_taken():
-    """A person's final offer is take-it-or-leave-it: after some haggling, one within the limit is accepted."""
+@pytest.mark.parametrize(("max_turns", "taken"), [(12, True), (30, False)])
+def test_a_final_offer_below_comfort_is_taken_on_the_agents_own_clock(max_turns, taken):
+    """A person's final offer is take-it-or-leave-it: after some haggling, one under the seller's comfort
+    price but within its limit is accepted once enough of the turns are gone (7 of 12), not early (7 of
+    30), however firmly the person insisted."""
     item = listing("furniture-01")
     scenario = scenario_from_listing(item, 0.6, scenario_id="S_final")
-    task = CraigslistTask(first="0", max_turns=30)
+    task = CraigslistTask(first="0", max_turns=max_turns)
     below_comfort = round(0.66 * item.price)
     person = Scripted(["hi, would you take $200?", f"I could stretch to ${below_comfort}, no more.", f"${below_comfort} is my limit.", float(below_comfort)])
     dialogue = play_episode(task, {"0": person, "1": CraigslistRuleAgent()}, seed=4, scenario=scenario)
-    assert dialogue.outcome.agreed and dialogue.outcome.deal["price"] == below_comfort
+    assert (dialogue.outcome.agreed and dialogue.outcome.deal["price"] == below_comfort) == taken
 
 
 def test_a_lowball_final_offer_before_any_bargaining_is_turned_down():
