@@ -12,8 +12,10 @@ How it plays (reading only its `Observation`):
    again and again, or restating a greedier split, earns nothing a patient partner would not get.
    The point was first chosen per refusal against people's own words (`duologue replay dealornodeal
    val.txt`, even-numbered dialogues of the validation split, checked on the odd ones: agreement
-   0.67 -> 0.80); counted per exchange it keeps those figures on the whole split (agreement 0.80,
-   agent - person +0.13, `bench_replay.py --corpus dealornodeal --agents rule`).
+   0.67 -> 0.80); counted per exchange, and at most 3 points (`EXCHANGE_ROOM`; the rest only as
+   chat runs out), it keeps those figures on the whole split (agreement 0.80, agent - person +0.19,
+   `bench_replay.py --corpus dealornodeal --agents rule`), and a partner refusing everything no
+   longer walks it down to accepting nothing (`bench_exploit.py`).
 3. Accepts a proposal worth at least its acceptance threshold (a point under the aspiration, down
    to 1 near the end) or at least what it would propose next, by saying `deal` and restating it.
 4. Takes no binding step on a message it cannot take at its word (`duologue.agents.unsure`: sarcasm,
@@ -51,6 +53,9 @@ ACCEPTS = ("deal! you get {theirs} and i get {mine}.", "ok, deal: i get {mine} a
 START_ASPIRATION, LOWEST_ASPIRATION = 8.0, 1.0
 HOLD_OUT_STEP = 1.0
 """Points of aspiration given up per exchange of messages (see the module docstring)."""
+EXCHANGE_ROOM = 3.0
+"""At most this many points are given up by exchanges; the rest only as the chat runs out, so a partner
+who says no to everything does not walk the bot down to nothing in five exchanges."""
 AGREED = re.compile(r"\b(deal|agreed|we agree|accept|it's a deal)\b(?!\?)")
 """Words that claim an agreement (a plain "ok" is a filler): a split restated with them is weighed at the aspiration itself."""
 CONFIRMS = ("you get {theirs} and i get {mine}", "you'd take {theirs} and leave me {mine}")
@@ -166,7 +171,8 @@ class DealRuleAgent(Agent):
         chat = max(self.task.max_turns - CHOICES_AT_THE_END, 1)
         used = min(observation.turn / chat, 1.0)
         clock = START_ASPIRATION - (START_ASPIRATION - LOWEST_ASPIRATION) * used**1.5
-        return max(LOWEST_ASPIRATION, clock - HOLD_OUT_STEP * ((observation.turn + 1) // 2))  # a point per exchange, whatever was said
+        exchanges = HOLD_OUT_STEP * ((observation.turn + 1) // 2)  # a point per exchange, whatever was said
+        return max(LOWEST_ASPIRATION, clock - min(exchanges, EXCHANGE_ROOM))
 
     def _proposal(self, aspiration: float) -> dict[str, int]:
         shares = [s for s in all_shares(self.pool) if any(complement(s, self.pool).values())]
@@ -176,7 +182,8 @@ class DealRuleAgent(Agent):
     def _acceptable(self, offered: dict[str, int], aspiration: float, *, slack: float = 1.0) -> bool:
         """Whether to take a split (this side's share): worth a point under the aspiration (none for a split
         restated as if agreed), or what it would propose next."""
-        return value(offered, self.values) >= min(aspiration - slack, value(self._proposal(aspiration), self.values))
+        worth = value(offered, self.values)
+        return worth > 0 and worth >= min(aspiration - slack, value(self._proposal(aspiration), self.values))
 
     def act(self, observation: Observation) -> actions.Action:
         self._read(observation)
