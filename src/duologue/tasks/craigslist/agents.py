@@ -115,6 +115,8 @@ class CraigslistRuleAgent(RuleWording, Agent):
         """The partner turned down an offer of mine or insisted on a price: I may go past my comfort price."""
         self.asked: list[str] = []
         self.told: list[str] = []
+        self.standing: float | None = None
+        """The price my words named since the partner last spoke: I take no final offer worse than it."""
         self.words_refused: list[float] = []
         """Prices my own messages turned down ("I can't do $850"): never accepted or offered afterwards."""
         self.words_limit: float | None = None
@@ -192,12 +194,25 @@ class CraigslistRuleAgent(RuleWording, Agent):
         return self.limit if self.held_firm else self.comfort
 
     def _clamp(self, price: float) -> float:
+        """Keep a price within how far I concede now, and within what my own words allow."""
         bound = self.bound
+        words = self._words_edge()
         if self.seller:
             floor = math.ceil(bound / self.step - 1e-9) * self.step
-            return max(price, floor)
+            return max(price, floor, words if words is not None else floor)
         ceiling = math.floor(bound / self.step + 1e-9) * self.step
-        return min(price, ceiling) if ceiling > 0 else min(price, bound)
+        clamped = min(price, ceiling) if ceiling > 0 else min(price, bound)
+        return min(clamped, words) if words is not None else clamped
+
+    def _words_edge(self) -> float | None:
+        """The best price for the partner my words still allow (None: they set no edge)."""
+        edges = [no + (self.step if self.seller else -self.step) for no in getattr(self, "words_refused", [])]
+        firm = getattr(self, "words_limit", None)
+        if firm is not None:
+            edges.append(firm)
+        if not edges:
+            return None
+        return max(edges) if self.seller else min(edges)
 
     def within_limit(self, price: float) -> bool:
         """Never accept or offer beyond my limit (the bottomline when set), nor a price my own words
@@ -277,6 +292,7 @@ class CraigslistRuleAgent(RuleWording, Agent):
                     self.my_offer = event.price
                 continue
             if isinstance(event, Message):
+                self.standing = None
                 reading = read_message(event.text, listing_price=self.listing, listing_text=self.listing_text)
                 reading.act = act
                 self.last_reading = reading
@@ -357,6 +373,8 @@ class CraigslistRuleAgent(RuleWording, Agent):
         A final offer is take-it-or-leave-it; once we have bargained (I have countered), one at or
         inside my comfort price is taken, and one up to my limit once the partner has held firm or we
         have gone back and forth a few times."""
+        if self.standing is not None and not self._better(price, self.standing):
+            return False  # the price my words named since the partner last spoke is the one I take
         if self._good_enough(price, turns_left):
             return True
         if not self.within_limit(price):
@@ -493,7 +511,10 @@ class CraigslistRuleAgent(RuleWording, Agent):
                 self.words_limit = self.my_price
             text = self._firm_without_number()
             price = None
-        self.words_refused.extend(read_message(text, listing_price=self.listing, listing_text=self.listing_text).refused)
+        own = read_message(text, listing_price=self.listing, listing_text=self.listing_text)
+        self.words_refused.extend(own.refused)
+        if own.price is not None:
+            self.standing = float(own.price)
         self.stated.append(price)
         self.spoken += 1
         return actions.Say(text=text)
