@@ -100,3 +100,16 @@ def test_the_rule_bots_do_what_they_say_in_self_play(task_id):
 
 def test_a_task_without_a_statement_reader_is_not_checked():
     assert reader_for(make("openchat-ed-v0")) is None
+
+
+def test_the_rl_bots_take_the_price_their_words_just_asked_for():
+    """`rl:fairness` on CraigslistBargain said "I can only do 320 dollars" and then turned down an offer
+    of $320, a quarter of its statements; now the words stand."""
+    task = make("craigslist-v0")
+    reader = reader_for(task)
+    found = []
+    for seed in range(12):
+        game = make("craigslist-v0")
+        dialogue = play_episode(game, {p: make_agent("rl:fairness", game) for p in game.party_ids}, seed=seed)
+        found += [c for p in game.party_ids for c in contradictions(dialogue, p, reader) if c.kind == "rejects-own"]
+    assert found == [], [(c.text, c.did) for c in found[:3]]

@@ -35,3 +35,9 @@ def agrees(text: str) -> bool:
     """Whether the speaker says yes ("That sounds really fair!"), not sarcastically."""
     reading = read(text)
     return reading.agrees and not reading.disagrees and not reading.sarcastic
+
+
+def pending(earlier: list[Any], party: str) -> dict[str, int] | None:
+    """What the deal on the table gives `party` (the partner's last submitted deal), or None."""
+    deal = next((e for e in reversed(earlier) if isinstance(e, SubmitDeal) and e.party != party), None)
+    return None if deal is None else {i: PACKAGES_PER_ISSUE - int(deal.mine[i]) for i in ISSUES}

@@ -32,3 +32,9 @@ def agrees(text: str) -> bool:
     """Whether the speaker says yes ("deal!", "sounds good")."""
     reading = read_message(text)
     return reading.agree and not reading.disagree and not reading.question
+
+
+def pending(earlier: list[Any], party: str) -> float | None:
+    """The price of the partner's last final offer, or None."""
+    offer = next((e for e in reversed(earlier) if isinstance(e, Offer) and e.party != party), None)
+    return None if offer is None or offer.price is None else float(offer.price)
