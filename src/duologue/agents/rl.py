@@ -14,13 +14,14 @@ Playing needs numpy only.
 from __future__ import annotations
 
 import random
-from importlib import resources
+from importlib import import_module, resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Sequence
 
-from duologue.core.actions import Action
+from duologue.core.actions import Accept, AcceptDeal, Action
 from duologue.core.agent import Agent
+from duologue.core.schema import Message
 from duologue.core.task import IllegalAction, Observation, Task
 from duologue.modular.agent import ModularAgent
 from duologue.modular.coarse_policy import CoarsePolicy, Decision, option_prior
@@ -114,6 +115,10 @@ class RLAgent(Agent):
             self.base.choose_option = self._option
         self.decisions = []
         self.turns_left = None
+        try:
+            self.stated: Any = import_module(f"{task.spec.resources}.stated")
+        except ModuleNotFoundError:
+            self.stated = None
 
     def _seen(self, context: Sequence[str]) -> tuple[str, ...]:
         """What the policy sees: the base agent's context, plus how late it is for a policy trained with it."""
@@ -143,7 +148,25 @@ class RLAgent(Agent):
 
     def act(self, observation: Observation) -> Action:
         self.turns_left = observation.turns_left
-        return self.base.act(observation)
+        return self._keeping_its_word(observation, self.base.act(observation))
+
+    def _keeping_its_word(self, observation: Observation, action: Action) -> Action:
+        """A rejection of exactly the split or price its own words just asked for (before the partner
+        spoke again) becomes an acceptance: what a bot says is what it does (the task's statement
+        reader, `<task package>.stated`, reads both; tasks without one are left as they are)."""
+        reader = self.stated
+        if reader is None or action.kind not in ("reject", "reject-deal") or not hasattr(reader, "pending"):
+            return action
+        said = None
+        for event in observation.transcript:
+            if isinstance(event, Message):
+                value = reader.stated(event.text, observation.public) if event.party == self.party else None
+                said = value if event.party == self.party and value is not None else (None if event.party != self.party else said)
+        offered = reader.pending(list(observation.transcript), self.party)
+        if said is None or offered is None or said != offered:
+            return action
+        accept = next((kind for kind in ("accept", "accept-deal") if kind in observation.legal), None)
+        return action if accept is None else (Accept() if accept == "accept" else AcceptDeal())
 
     def on_illegal(self, error: IllegalAction) -> None:
         self.base.on_illegal(error)

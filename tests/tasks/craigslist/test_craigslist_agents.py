@@ -267,15 +267,28 @@ def test_after_a_refused_offer_the_next_is_better_for_the_partner_and_never_repe
     assert all(price >= 0.55 * item.price for price in offers)
 
 
-def test_a_final_offer_after_bargaining_within_the_limit_is_taken():
-    """A person's final offer is take-it-or-leave-it: after some haggling, one within the limit is accepted."""
+def test_a_final_offer_below_comfort_is_not_taken_early_however_firmly_put():
+    """A person's final offer under the seller's comfort price but within its limit, after insisting,
+    7 turns into 30: the seller used to take it (the person held firm); now its own clock decides."""
     item = listing("furniture-01")
     scenario = scenario_from_listing(item, 0.6, scenario_id="S_final")
     task = CraigslistTask(first="0", max_turns=30)
     below_comfort = round(0.66 * item.price)
     person = Scripted(["hi, would you take $200?", f"I could stretch to ${below_comfort}, no more.", f"${below_comfort} is my limit.", float(below_comfort)])
     dialogue = play_episode(task, {"0": person, "1": CraigslistRuleAgent()}, seed=4, scenario=scenario)
-    assert dialogue.outcome.agreed and dialogue.outcome.deal["price"] == below_comfort
+    assert not dialogue.outcome.agreed
+
+
+def test_the_worst_final_offer_taken_moves_from_comfort_to_the_limit_on_the_clock():
+    item = listing("furniture-01")
+    task = CraigslistTask(first="0", max_turns=30)
+    task.reset(seed=0, scenario=scenario_from_listing(item, 0.6, scenario_id="S_clock"))
+    agent = CraigslistRuleAgent()
+    agent.reset(task, "1", random.Random(0))
+    agent.act(task.observe("1")) if task.to_move == "1" else None
+    agent._setup(task.observe("1"))
+    early, late, last = agent._reservation(28), agent._reservation(10), agent._reservation(0)
+    assert early > late > last and abs(last - agent.limit) < 1e-9 and early <= agent.comfort
 
 
 def test_a_lowball_final_offer_before_any_bargaining_is_turned_down():

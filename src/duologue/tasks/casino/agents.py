@@ -60,16 +60,18 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from duologue.agents.conditions import minimums
 from duologue.core import actions
 from duologue.core.agent import Agent
 from duologue.core.schema import Message, RejectDeal, SubmitDeal
 from duologue.core.task import IllegalAction, Observation, Task
 from duologue.tasks.casino.planning import LEVEL_SIGN as LEVEL_SIGN
 from duologue.tasks.casino.planning import PartnerModel as PartnerModel
-from duologue.tasks.casino.planning import SplitPlanner
+from duologue.tasks.casino.planning import SplitPlanner, _pareto
 from duologue.tasks.casino.rules import ISSUES, PACKAGES_PER_ISSUE, WALK_AWAY_POINTS, complement
 from duologue.tasks.casino.task import pending_deal
 from duologue.tasks.casino.understanding import Context, Reading, read
+from duologue.tasks.casino.understanding_words import issue_of_word
 from duologue.tasks.casino.understanding_context import LOOK_BACK
 from duologue.tasks.casino.wording import (  # the agent's phrase tables, also importable from here
     ASK_AGAIN as ASK_AGAIN,
@@ -155,6 +157,10 @@ class CasinoRuleAgent(SplitPlanner, RuleWording, Agent):
         self.they_rejected = False
         self.improved: dict[str, int] | None = None
         self._rows_cache: dict[tuple, tuple[list, list]] = {}
+        self.partner_minimum: dict[str, int] = {}
+        """The least of an item the partner said it will take ("I'd rather walk away than get no food")."""
+        self.need_refused: tuple[str, int] | None = None
+        """A stated minimum the next proposal cannot meet: said so in words, with a reason."""
 
     # ------------------------------------------------------------------ reading
 
@@ -168,6 +174,8 @@ class CasinoRuleAgent(SplitPlanner, RuleWording, Agent):
                 continue
             self.i_rejected = False
             if isinstance(event, Message):
+                for issue, least in minimums(event.text, issue_of_word).items():
+                    self.partner_minimum[issue] = max(self.partner_minimum.get(issue, 0), min(least, PACKAGES_PER_ISSUE))
                 reading = read(event.text, context=_context(observation.transcript[:position], event.party))
                 if self.tagger is not None:
                     before = next((e.text for e in reversed(observation.transcript[:position]) if isinstance(e, Message)), None)
@@ -347,6 +355,23 @@ class CasinoRuleAgent(SplitPlanner, RuleWording, Agent):
         parts.append(opener + (proposal[0].lower() + proposal[1:] if opener.endswith(", ") and not proposal.startswith("I ") else proposal))
         return " ".join(p for p in parts if p)
 
+    def _next_offer(self, observation: Observation) -> dict[str, int]:
+        """The planner's next split, made to leave the partner the least it said it will take (a stated
+        need or an ultimatum), when a split doing so still leaves me more than walking away; else the
+        planner's split, and the need is refused in words with my reason."""
+        offer = SplitPlanner._next_offer(self, observation)
+        need = self.partner_minimum
+        if all(PACKAGES_PER_ISSUE - offer[i] >= n for i, n in need.items()):
+            return offer
+        rows = [r for r in self._rows()[0] if all(PACKAGES_PER_ISSUE - r[0][i] >= n for i, n in need.items()) and r[0] not in self.declined]
+        worthwhile = [r for r in rows if r[1] >= WALK_AWAY_POINTS + 2]
+        if not worthwhile:
+            self.need_refused = max(need.items(), key=lambda kv: kv[1] - (PACKAGES_PER_ISSUE - offer[kv[0]]))
+            return offer
+        frontier = _pareto(worthwhile)  # the smallest step from the planner's split that meets the need
+        within = [r for r in frontier if r[1] <= self._mine(offer)] or frontier
+        return dict(max(within, key=lambda r: (r[1], r[2]))[0])
+
     # ------------------------------------------------------------------ wording
 
     def _proposal_text(self, observation: Observation) -> str:
@@ -357,7 +382,13 @@ class CasinoRuleAgent(SplitPlanner, RuleWording, Agent):
         order = sorted(ISSUES, key=lambda i: -offer[i])
         mine = {i: offer[i] for i in order}
         theirs = {i: PACKAGES_PER_ISSUE - offer[i] for i in sorted(ISSUES, key=lambda i: offer[i])}
-        return self.rng.choice(PROPOSE).format(mine=self._items(mine), theirs=self._items(theirs))
+        text = self.rng.choice(PROPOSE).format(mine=self._items(mine), theirs=self._items(theirs))
+        if self.need_refused is not None:
+            issue, least = self.need_refused
+            self.need_refused = None
+            reason = self.reasons.get(issue) or "I need it too."
+            text = f"I can't leave you {self._items({issue: least})}, sorry. {reason} {text}"
+        return text
 
     def _say(self, text: str) -> actions.Say:
         return actions.Say(text=" ".join(text.split()) or "Hmm, let me think.")

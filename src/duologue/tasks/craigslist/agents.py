@@ -10,9 +10,10 @@ In the spirit of CoCoA's rule bot (He et al. 2018), rebuilt from the description
   buyer's the midpoint between its target and the listing price;
 * its *limit*, the price it walks away beyond, is wider: its bottomline when the scenario sets one,
   else `floor_fraction` (0.55) of the listing price for a seller, and the listing price for a buyer.
-  It goes past its comfort price only when the partner holds firm: after the partner turned down an
-  offer of its own, insisted on a price, or made a final offer after some bargaining (people's final
-  offers are meant to be taken or left);
+  It goes past its comfort price only when the partner holds firm (after the partner turned down an
+  offer of its own, or insisted on a price), and takes a final offer past its comfort price only on
+  its own clock (`_reservation`: the limit comes into reach as the turns run out, however often the
+  partner said no);
 * it understands the partner's prices from free text (`reading.py`, `prices.py`) and from offers,
   and their agreement, refusal and questions; it also follows the coarse act of every move the way
   the corpus parser labels them (`acts.py`: init-price, counter-price, insist, agree, ...), kept on
@@ -27,7 +28,11 @@ In the spirit of CoCoA's rule bot (He et al. 2018), rebuilt from the description
 
 Every move has several phrasings chosen with the agent's own RNG, and prices are written in
 varied forms (`$1,200`, `1200 bucks`, `1.2k`), which also exercises the partner's price finder.
-The agent never accepts, or offers, a price beyond its limit.
+The agent never accepts, or offers, a price beyond its limit, nor one its own words ruled out ("I
+can't do $850"; a price it calls its last word): it says such things only of prices it could never
+take. It takes no binding step on a price read from words not meant literally (sarcasm, its own price
+echoed back as a question, `duologue.agents.unsure`): it asks ("Just to be sure: you'd take $490?")
+and acts on the answer.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import random
 import re
 from typing import Any
 
+from duologue.agents.unsure import confirm_question, doubt
 from duologue.core import actions
 from duologue.core.agent import Agent
 from duologue.core.schema import Accept, Message, Offer, Quit, Reject
@@ -109,6 +115,16 @@ class CraigslistRuleAgent(RuleWording, Agent):
         """The partner turned down an offer of mine or insisted on a price: I may go past my comfort price."""
         self.asked: list[str] = []
         self.told: list[str] = []
+        self.standing: float | None = None
+        """The price my words named since the partner last spoke: I take no final offer worse than it."""
+        self.words_refused: list[float] = []
+        """Prices my own messages turned down ("I can't do $850"): never accepted or offered afterwards."""
+        self.words_limit: float | None = None
+        """The price my own messages called my last word ("$675 is really the most I can pay")."""
+        self.unsure_price: float | None = None
+        """A price read from words not to be taken literally (sarcasm, an echo): to ask about, not to act on."""
+        self.confirming: float | None = None
+        """The price I asked the partner to confirm."""
         self.stated: list[float | None] = []
         """The price each of my messages named (None: none), to avoid saying one price three times running."""
 
@@ -178,16 +194,51 @@ class CraigslistRuleAgent(RuleWording, Agent):
         return self.limit if self.held_firm else self.comfort
 
     def _clamp(self, price: float) -> float:
+        """Keep a price within how far I concede now, and within what my own words allow."""
         bound = self.bound
+        words = self._words_edge()
         if self.seller:
             floor = math.ceil(bound / self.step - 1e-9) * self.step
-            return max(price, floor)
+            return max(price, floor, words if words is not None else floor)
         ceiling = math.floor(bound / self.step + 1e-9) * self.step
-        return min(price, ceiling) if ceiling > 0 else min(price, bound)
+        clamped = min(price, ceiling) if ceiling > 0 else min(price, bound)
+        return min(clamped, words) if words is not None else clamped
+
+    def _words_edge(self) -> float | None:
+        """The best price for the partner my words still allow (None: they set no edge)."""
+        edges = [no + (self.step if self.seller else -self.step) for no in getattr(self, "words_refused", [])]
+        firm = getattr(self, "words_limit", None)
+        if firm is not None:
+            edges.append(firm)
+        if not edges:
+            return None
+        return max(edges) if self.seller else min(edges)
 
     def within_limit(self, price: float) -> bool:
-        """Never accept or offer beyond my limit (the bottomline when set)."""
-        return price >= self.limit - 1e-9 if self.seller else price <= self.limit + 1e-9
+        """Never accept or offer beyond my limit (the bottomline when set), nor a price my own words
+        ruled out ("I can't do $850", "$675 is really the most I can pay"): a limit I state holds."""
+        inside = price >= self.limit - 1e-9 if self.seller else price <= self.limit + 1e-9
+        return inside and self._words_allow(price)
+
+    def _final_word(self, price: float) -> bool:
+        """Whether `price` is at or beyond everything I could ever take (my limit, or a limit I stated)."""
+        return not self.within_limit(price) or abs(price - self._stated_bound()) <= self.step + 1e-9
+
+    def _words_allow(self, price: float) -> bool:
+        said_no = getattr(self, "words_refused", [])
+        firm = getattr(self, "words_limit", None)
+        if self.seller:
+            return all(price > no + 1e-9 for no in said_no) and (firm is None or price >= firm - 1e-9)
+        return all(price < no - 1e-9 for no in said_no) and (firm is None or price <= firm + 1e-9)
+
+    def _stated_bound(self) -> float:
+        """The best price for the partner that my limit and my words still allow."""
+        bound = self._round(self.limit) if self.within_limit(self._round(self.limit)) else self.limit
+        candidates = [bound, *(no + (self.step if self.seller else -self.step) for no in getattr(self, "words_refused", []))]
+        firm = getattr(self, "words_limit", None)
+        if firm is not None:
+            candidates.append(firm)
+        return max(candidates) if self.seller else min(candidates)
 
     def _better(self, a: float, b: float) -> bool:
         """Whether price `a` is at least as good for me as `b`."""
@@ -241,12 +292,15 @@ class CraigslistRuleAgent(RuleWording, Agent):
                     self.my_offer = event.price
                 continue
             if isinstance(event, Message):
+                self.standing = None
                 reading = read_message(event.text, listing_price=self.listing, listing_text=self.listing_text)
                 reading.act = act
                 self.last_reading = reading
                 price = reading.price
                 if price is None and reading.relative is not None and self.my_price is not None:
                     price = self.my_price - reading.relative if self.seller else self.my_price + reading.relative
+                if self._hear_doubt(event.text, reading, price):
+                    continue
                 if price is not None and price > 0:
                     if self.my_price is not None and abs(price - self.my_price) < 1e-9 and not reading.disagree:
                         self.partner_agreed = True
@@ -264,6 +318,23 @@ class CraigslistRuleAgent(RuleWording, Agent):
                 self.held_firm = True
                 self.my_offer = None
         self._seen = len(observation.transcript)
+
+    def _hear_doubt(self, text: str, reading: Reading, price: float | None) -> bool:
+        """Whether a message is an answer to my question or words not to take literally; either way it is
+        dealt with here. Sarcasm or an echoed number ("oh sure, 490 bucks, totally fair lol", "20
+        dollars?") names no price of theirs: I ask before anything binding rests on it. A plain yes to my
+        question makes the price theirs; a no leaves things as they were."""
+        asked, self.confirming = self.confirming, None
+        words = doubt(text)
+        echoed = words.echo and price is not None and self.my_price is not None and abs(price - self.my_price) < 1e-9
+        if words.sarcastic or echoed:  # "$321?" alone is an offer; my own price asked back is disbelief
+            self.unsure_price = price if price is not None and price > 0 else None
+            return True
+        if asked is not None and price is None and (reading.agree or reading.disagree):
+            if reading.agree and not reading.disagree:
+                self._their(asked)
+            return True
+        return False
 
     def _track(self, event: Any) -> str | None:
         """The coarse act of a move (anyone's), as the corpus parser would label it; None for other events."""
@@ -302,12 +373,23 @@ class CraigslistRuleAgent(RuleWording, Agent):
         A final offer is take-it-or-leave-it; once we have bargained (I have countered), one at or
         inside my comfort price is taken, and one up to my limit once the partner has held firm or we
         have gone back and forth a few times."""
+        if self.standing is not None and not self._better(price, self.standing):
+            return False  # the price my words named since the partner last spoke is the one I take
         if self._good_enough(price, turns_left):
             return True
         if not self.within_limit(price):
             return False
         comfortable = self._better(price, self.comfort)
-        return (comfortable and self.rounds >= 1) or self.held_firm or self.rounds >= 3
+        return (comfortable and self.rounds >= 1) or self._better(price, self._reservation(turns_left))
+
+    def _reservation(self, turns_left: int | None) -> float:
+        """The worst final offer I take now, on my own clock: my comfort price early, my limit only as the
+        turns run out (Boulware: time used squared), whatever the partner did so far; so a lowball and
+        a final offer just past my last refusal earn no more than waiting would."""
+        if turns_left is None:
+            return self.comfort
+        used = min(max(1 - turns_left / max(self.task.max_turns, 1), 0.0), 1.0)
+        return self.comfort + (self.limit - self.comfort) * used**2
 
     def _pending_offer(self, observation: Observation) -> float | None:
         for event in reversed(observation.transcript):
@@ -337,6 +419,14 @@ class CraigslistRuleAgent(RuleWording, Agent):
         if self.just_rejected:
             self.just_rejected = False
             return self._after_rejection()
+
+        if self.unsure_price is not None and reading is not None:
+            price, self.unsure_price = self.unsure_price, None
+            if self.within_limit(price):
+                self.confirming = price
+                what = f"you'd take {self.money(price)}" if not self.seller else f"you'd pay {self.money(price)}"
+                return self._say(confirm_question(what, self.rng.randrange(3)))
+            return self._say(self._pick(["I can't tell if you're joking.", "Sorry, I'm not sure what you mean."]) + " " + self._price_text(self.my_price or self.opening))
 
         if self.partner_agreed and self.my_price is not None and self.within_limit(self.my_price):
             self.partner_agreed = False
@@ -387,7 +477,7 @@ class CraigslistRuleAgent(RuleWording, Agent):
         proposal = goal if all_the_way else halfway
         if self._was_rejected(proposal):
             self.my_price = proposal
-            return self._say(self._insist(proposal))
+            return self._firm(proposal)
         return self._offer(proposal)
 
     def _partner_spoke_last(self, observation: Observation) -> bool:
@@ -417,16 +507,28 @@ class CraigslistRuleAgent(RuleWording, Agent):
         price = find_price(text, listing_price=self.listing, listing_text=self.listing_text)
         named = [stated for stated in self.stated if stated is not None]
         if price is not None and named[-2:] == [price, price]:
+            if self.my_price is not None and self._final_word(self.my_price):
+                self.words_limit = self.my_price
             text = self._firm_without_number()
             price = None
+        own = read_message(text, listing_price=self.listing, listing_text=self.listing_text)
+        self.words_refused.extend(own.refused)
+        if own.price is not None:
+            self.standing = float(own.price)
         self.stated.append(price)
         self.spoken += 1
         return actions.Say(text=text)
 
+    def _firm(self, price: float) -> actions.Action:
+        """Hold `price`: in words that call it my last word only when it is (and from then on it is)."""
+        if self._final_word(price):
+            self.words_limit = price
+        return self._say(self._insist(price))
+
     def _offer(self, price: float) -> actions.Action:
         price = float(price)
-        if not self.within_limit(price):  # a last guard: no offer beyond my own limit
-            price = self._round(self.limit)
+        if not self.within_limit(price):  # a last guard: no offer beyond my own limit, or my own words
+            price = self._stated_bound()
         self.my_price = price
         self.my_offer = price
         return actions.Offer(price=price)
@@ -460,7 +562,7 @@ class CraigslistRuleAgent(RuleWording, Agent):
                 if self.my_offer is None and self.offers_rejected < 4 and not self._was_rejected(proposal):
                     return self._offer(proposal)
                 return actions.Quit()
-            return self._say(self._insist(proposal))
+            return self._firm(proposal)
         return self._say(self._counter_text(proposal, partner_silent))
 
     def _state_price(self, *, flexible: bool) -> actions.Action:

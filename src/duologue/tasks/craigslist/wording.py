@@ -91,9 +91,15 @@ class RuleWording:
     my_price: float | None
     spoken: int
 
+    def _final_word(self, price: float) -> bool:
+        """Whether `price` is as far as I can ever go (then my words may say so, and hold me to it)."""
+        raise NotImplementedError
+
     def _firm_without_number(self) -> str:
-        """Holding a price already said twice: a reason, not the number a third time."""
+        """Holding a price already said twice: a reason, not the number a third time; a limit only when it is one."""
         reason = self._pick(self.reasons)
+        if self.my_price is None or not self._final_word(self.my_price):
+            return self._pick([f"I'd really rather not move much from that. {reason}", f"I'm trying to stay close to that. {reason}"])
         if self.seller:
             return self._pick([f"That really is as low as I can go. {reason}", f"I can't move on that, sorry. {reason}"])
         return self._pick([f"That really is all I can spend. {reason}", f"I can't go higher than that, sorry. {reason}"])
@@ -194,7 +200,8 @@ class RuleWording:
         money = self.money(price)
         theirs = self.their_price
         refuse = ""
-        if theirs is not None and not partner_silent and self.rng.random() < 0.4:
+        if theirs is not None and not partner_silent and self.rng.random() < 0.4 and self._final_word(theirs):
+            # a price refused in words is refused for good: only one beyond everything I could ever take
             refuse = self._pick([f"I can't do {self.money(theirs)}.", f"{self.money(theirs)} is too low for me." if self.seller else f"{self.money(theirs)} is too much for me."])
         elif self.rng.random() < 0.5:
             refuse = self._pick(
@@ -212,6 +219,8 @@ class RuleWording:
 
     def _insist(self, price: float) -> str:
         money = self.money(price)
+        if not self._final_word(price):
+            return self._pick([f"I'd really like to stay at {money}.", f"I'm trying to stay around {money}.", f"{money} still seems fair to me."])
         return self._pick([
             f"Sorry, {money} is really the lowest I can go." if self.seller else f"Sorry, {money} is really the most I can pay.",
             f"I can't go any further than {money}.",

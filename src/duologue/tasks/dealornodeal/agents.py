@@ -7,15 +7,22 @@ How it plays (reading only its `Observation`):
    for count as valuable to it; items it gives away, or that this side values at 0 (the paper's
    generator makes every item worth something to someone), as what it wants less.
 2. Proposes the split that gives the partner most (by that estimate) while keeping its own points
-   at its aspiration, which starts at 8 of 10 and comes down as chat runs out, and a point more each
-   time the partner holds out (refuses, or counters with a split of its own). Against people's own
-   words (`duologue replay dealornodeal val.txt`) the point was chosen on the even-numbered
-   dialogues of the validation split (0, 0.5, 1 and 1.5 tried) and checked on the odd ones:
-   agreement 0.67 -> 0.80 and the agent's score against the people's -0.22 -> +0.14 there; the
-   clock alone left it asking for 7 of 10 after most people had said all they would.
+   at its aspiration, which starts at 8 of 10 and comes down on its own schedule: as chat runs out,
+   and a point per exchange of messages (two turns), whatever the partner said in them: saying no
+   again and again, or restating a greedier split, earns nothing a patient partner would not get.
+   The point was first chosen per refusal against people's own words (`duologue replay dealornodeal
+   val.txt`, even-numbered dialogues of the validation split, checked on the odd ones: agreement
+   0.67 -> 0.80); counted per exchange, and at most 3 points (`EXCHANGE_ROOM`; the rest only as
+   chat runs out), it keeps those figures on the whole split (agreement 0.80, agent - person +0.19,
+   `bench_replay.py --corpus dealornodeal --agents rule`), and a partner refusing everything no
+   longer walks it down to accepting nothing (`bench_exploit.py`).
 3. Accepts a proposal worth at least its acceptance threshold (a point under the aspiration, down
    to 1 near the end) or at least what it would propose next, by saying `deal` and restating it.
-4. Chooses the agreed split once there is one. Without one, when it must choose, the first
+4. Takes no binding step on a message it cannot take at its word (`duologue.agents.unsure`: sarcasm,
+   a number echoed as a question) or one that says no while restating the bot's own split
+   ("no i cant give u the hat"): it asks ("just to be sure: you get ... and i get ...?") and acts on
+   the answer.
+5. Chooses the agreed split once there is one. Without one, when it must choose, the first
    chooser takes the partner's last proposal and the second assumes the partner took its own last
    proposal: two rule agents that ran out of chat still match.
 """
@@ -23,8 +30,10 @@ How it plays (reading only its `Observation`):
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
+from duologue.agents.unsure import confirm_question, doubt
 from duologue.core import actions
 from duologue.core.agent import Agent
 from duologue.core.schema import Message
@@ -43,7 +52,13 @@ PROPOSALS = (
 ACCEPTS = ("deal! you get {theirs} and i get {mine}.", "ok, deal: i get {mine} and you get {theirs}.", "sounds good. deal: you get {theirs}, i get {mine}.")
 START_ASPIRATION, LOWEST_ASPIRATION = 8.0, 1.0
 HOLD_OUT_STEP = 1.0
-"""Points of aspiration given up each time the partner holds out (see the module docstring)."""
+"""Points of aspiration given up per exchange of messages (see the module docstring)."""
+EXCHANGE_ROOM = 3.0
+"""At most this many points are given up by exchanges; the rest only as the chat runs out, so a partner
+who says no to everything does not walk the bot down to nothing in five exchanges."""
+AGREED = re.compile(r"\b(deal|agreed|we agree|accept|it's a deal)\b(?!\?)")
+"""Words that claim an agreement (a plain "ok" is a filler): a split restated with them is weighed at the aspiration itself."""
+CONFIRMS = ("you get {theirs} and i get {mine}", "you'd take {theirs} and leave me {mine}")
 
 
 class DealRuleAgent(Agent):
@@ -67,7 +82,13 @@ class DealRuleAgent(Agent):
         self.partner_chose = False
         self.proposals = 0
         self.held_out = 0
-        """How often the partner refused or countered."""
+        """How often the partner refused or countered (read, never conceded on)."""
+        self.unsure: dict[str, int] | None = None
+        """A split (this side's share) read from a message that cannot be taken at its word: ask first."""
+        self.restated = False
+        """The pending split came with a "deal" although this side proposed another: weighed against the aspiration itself."""
+        self.asking: dict[str, int] | None = None
+        """The split this side asked the partner to confirm."""
 
     # ------------------------------------------------------------------ reading
 
@@ -89,6 +110,20 @@ class DealRuleAgent(Agent):
 
     def _hear(self, text: str) -> None:
         reading = read(text, self.pool)
+        asked, self.asking = self.asking, None
+        if asked is not None and reading.speaker_gets is None and (reading.accepts or reading.rejects):
+            if reading.accepts:
+                self.pending = asked  # "yes": the partner means the split this side asked about
+            else:
+                self.held_out += 1
+            return
+        said = None if reading.speaker_gets is None else complement(reading.speaker_gets, self.pool)
+        if doubt(text).unsure:  # sarcasm or an echo: neither its split nor its "sure" is taken at its word
+            self.unsure, self.pending = said or (self.my_last if reading.accepts else None), None
+            return
+        if said is not None and reading.rejects and (said == self.my_last or reading.negated):
+            self.unsure, self.pending = said, None  # "no" while restating this side's split, or a negated giving
+            return
         if reading.speaker_gets is not None:
             mine = complement(reading.speaker_gets, self.pool)
             for item in ITEMS:
@@ -102,6 +137,7 @@ class DealRuleAgent(Agent):
                 self.agreed = None
                 self.their_last = mine
                 self.pending = mine
+                self.restated = self.my_last is not None and AGREED.search(text.lower()) is not None  # "deal" on a split this side never proposed
                 self.held_out += 1
         elif reading.accepts and self.my_last is not None and self.pending is None:
             self.agreed = self.my_last
@@ -119,16 +155,19 @@ class DealRuleAgent(Agent):
         chat = max(self.task.max_turns - CHOICES_AT_THE_END, 1)
         used = min(observation.turn / chat, 1.0)
         clock = START_ASPIRATION - (START_ASPIRATION - LOWEST_ASPIRATION) * used**1.5
-        return max(LOWEST_ASPIRATION, clock - HOLD_OUT_STEP * self.held_out)
+        exchanges = HOLD_OUT_STEP * ((observation.turn + 1) // 2)  # a point per exchange, whatever was said
+        return max(LOWEST_ASPIRATION, clock - min(exchanges, EXCHANGE_ROOM))
 
     def _proposal(self, aspiration: float) -> dict[str, int]:
         shares = [s for s in all_shares(self.pool) if any(complement(s, self.pool).values())]
         fitting = [s for s in shares if value(s, self.values) >= aspiration] or [max(shares, key=lambda s: value(s, self.values))]
         return max(fitting, key=lambda s: (self._partner_value(complement(s, self.pool)), value(s, self.values)))
 
-    def _acceptable(self, offered: dict[str, int], aspiration: float) -> bool:
-        """Whether to take a split (this side's share): worth a point under the aspiration, or what it would propose next."""
-        return value(offered, self.values) >= min(aspiration - 1.0, value(self._proposal(aspiration), self.values))
+    def _acceptable(self, offered: dict[str, int], aspiration: float, *, slack: float = 1.0) -> bool:
+        """Whether to take a split (this side's share): worth a point under the aspiration (none for a split
+        restated as if agreed), or what it would propose next."""
+        worth = value(offered, self.values)
+        return worth > 0 and worth >= min(aspiration - slack, value(self._proposal(aspiration), self.values))
 
     def act(self, observation: Observation) -> actions.Action:
         self._read(observation)
@@ -138,10 +177,15 @@ class DealRuleAgent(Agent):
             return self._choose(self.agreed)
         aspiration = self._aspiration(observation)
         mine = self._proposal(aspiration)
+        unsure, self.unsure = self.unsure, None
+        if unsure is not None and self._acceptable(unsure, aspiration):
+            self.asking = unsure  # a split it would take, read from words it cannot take at face value
+            return self._say(confirm_question(self.rng.choice(CONFIRMS), self.rng.randrange(3)), unsure)
         if self.pending is not None:
             offered = self.pending
             self.pending = None
-            if self._acceptable(offered, aspiration):
+            slack, self.restated = (0.0 if self.restated else 1.0), False
+            if self._acceptable(offered, aspiration, slack=slack):
                 self.agreed = offered
                 return self._say(self.rng.choice(ACCEPTS), offered)
         opener = self.rng.choice(OPENERS) if self.proposals == 0 and not observation.transcript else ""

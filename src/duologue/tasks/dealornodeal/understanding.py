@@ -27,6 +27,9 @@ ALL_WORDS = frozenset({"all", "both", "every", "each"})
 REST_WORDS = (("the", "rest"), ("everything", "else"), ("the", "others"), ("everything",), ("rest",), ("all", "else"), ("the", "remaining"))
 NEGATIONS = frozenset({"don't", "dont", "do", "not", "no", "never", "can't", "cant", "won't", "wont"})
 DISLIKES = frozenset({"need", "want", "care", "value", "use"})
+GIVING = frozenset({"give", "let", "spare", "part", "offer", "hand"})
+"""`i cant give u the hat or the ball`: a negated giving keeps every item after it in the sentence."""
+CLAUSE_BREAKS = ENDS | {"but", "though", "however"}
 ACCEPT_WORDS = frozenset({"deal", "ok", "okay", "sure", "yes", "yeah", "yep", "fine", "agreed", "agree", "accept", "perfect", "great", "works", "sounds"})
 REJECT_PHRASES = ("no deal", "can't", "cant", "cannot", "won't", "wont", "not ", "nope", "no way", "i need more", "that doesn't", "that does not", "not fair")
 
@@ -38,6 +41,8 @@ class Reading:
     speaker_gets: dict[str, int] | None = None
     accepts: bool = False
     rejects: bool = False
+    negated: bool = False
+    """An item's owner was read through a negation (`i cant give u the hat`): a reading to confirm before acting on it."""
 
 
 def read(text: str, pool: Mapping[str, int]) -> Reading:
@@ -46,7 +51,8 @@ def read(text: str, pool: Mapping[str, int]) -> Reading:
     words = WORD.findall(lowered)
     rejects = any(phrase in f" {lowered} " for phrase in REJECT_PHRASES) or words[:1] == ["no"]
     accepts = not rejects and any(w in ACCEPT_WORDS for w in words)
-    return Reading(speaker_gets=_proposal(words, pool), accepts=accepts, rejects=rejects)
+    negated = any(word in ITEM_WORDS and _negated(words, k) for k, word in enumerate(words))
+    return Reading(speaker_gets=_proposal(words, pool), accepts=accepts, rejects=rejects, negated=negated)
 
 
 def _proposal(words: list[str], pool: Mapping[str, int]) -> dict[str, int] | None:
@@ -105,4 +111,9 @@ def _negated(words: list[str], k: int) -> bool:
     """`i don't need the balls`: the item goes to the other side."""
     window = words[max(0, k - 5) : k]
     window = window[max((j + 1 for j, w in enumerate(window) if w in ENDS), default=0) :]  # "no deal. i need the books"
-    return any(w in DISLIKES for w in window) and any(w in NEGATIONS or w.endswith("n't") for w in window)
+    if any(w in DISLIKES for w in window) and any(w in NEGATIONS or w.endswith("n't") for w in window):
+        return True
+    start = max((j + 1 for j, w in enumerate(words[:k]) if w in CLAUSE_BREAKS), default=0)
+    clause = words[start:k]
+    verbs = [j for j, w in enumerate(clause) if w in GIVING]
+    return bool(verbs) and any(w in NEGATIONS or w.endswith("n't") for w in clause[max(0, verbs[0] - 2) : verbs[0]])

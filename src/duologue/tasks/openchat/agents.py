@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
+from duologue.agents.unsure import doubt
 from duologue.core import actions
 from duologue.core.agent import Agent
 from duologue.core.schema import Message
@@ -113,6 +114,14 @@ EXTRA_ED = (
     "It sounds like this really matters to you.",
     "Talking about it can help a little.",
 )
+SARCASM_REPLIES = (
+    "Fair enough, that wasn't much help, was it? What would help right now?",
+    "Sorry, I missed the mark there. What did you need to hear?",
+    "Ha, point taken, that was pretty useless of me. Tell me what's really going on?",
+    "Okay, I deserved that. Let me try again: what's bothering you most?",
+)
+"""Answers to a sarcastic line ("oh great, thanks, super helpful :/"): taken as the complaint it is,
+never as the thanks or praise its words say (`duologue.agents.unsure`)."""
 THANKS_REPLIES = ("You're welcome, I'm happy to listen.", "Anytime, thank you for sharing this with me.", "Of course, I'm glad we talked.", "It was my pleasure to listen.")
 FAREWELLS = ("Take care of yourself!", "Bye for now, it was good talking with you.", "Look after yourself, okay?", "It was lovely chatting, take care.")
 SHORT = {
@@ -207,6 +216,8 @@ def listener_turn(observation: Observation, rng) -> str:
         asked_phrases={p.lower() for t in mine for p in _phrases_in(t, readings)},
         statements_said={s for t in mine for s in _statements_in(t, scenario_value(public, private, "topic"))},
     )
+    if theirs and doubt(theirs[-1]).sarcastic:
+        return _pick(list(SARCASM_REPLIES), None, context.said, rng)
     if context.last is None:
         candidates = [_opener(context, rng) for _ in range(CANDIDATES)]
         target = NEUTRAL_TARGET_WORDS
