@@ -226,3 +226,38 @@ def test_the_llm_and_the_terminal_list_an_enums_choices_and_an_integer_ranges_bo
     assert "<value>" not in line
     shown = help_text(schema)
     assert "/job-offer <salary: 60|70|80|90> <start: june|july|september> <remote 0..5>" in shown
+
+
+def test_a_plugin_with_values_gets_baselines_outcome_analytics_surplus_ratings_and_the_figure(joboffer, tmp_path):
+    """Issue's promise for an author who declares values and nothing more: the classic negotiators
+    reach deals, `report` prints the Pareto and Nash figures and rates by surplus, and its HTML
+    report draws the utility space."""
+    import re
+    from html import unescape
+
+    from typer.testing import CliRunner
+
+    from duologue.cli import app
+    from duologue.tasks import make
+
+    runner = CliRunner()
+    listing = runner.invoke(app, ["tasks", "--json"])
+    assert listing.exit_code == 0, listing.output
+    listed = next(row for row in json.loads(listing.output) if row["id"] == joboffer)
+    assert {"boulware", "conceder", "tit-for-tat"} <= {name.strip() for name in listed["agents"].split(",")}
+    out = tmp_path / "joboffer.jsonl"
+    played = runner.invoke(app, ["play", "-t", joboffer, "-a", "conceder,tit-for-tat", "-n", "12", "--seed", "0", "--out", str(out)])
+    assert played.exit_code == 0, played.output
+    dialogues = [Dialogue.model_validate_json(line) for line in out.read_text().splitlines()]
+    assert sum(bool(d.outcome and d.outcome.agreed) for d in dialogues) >= len(dialogues) // 2, "the baselines reach deals"
+    task = make(joboffer)
+    figures = task.episode_metrics(next(d for d in dialogues if d.outcome and d.outcome.agreed))
+    assert {"pareto_efficient", "frontier_distance", "nash_distance", "surplus"} <= set(figures)
+    page = tmp_path / "report.html"
+    report = runner.invoke(app, ["report", str(out), "--ratings", "--html", str(page)], env={"COLUMNS": "240"})
+    assert report.exit_code == 0, report.output
+    text = " ".join(report.output.split())
+    assert "Pareto share" in text and "distance to Nash" in text and "surplus over walk-away" in text
+    assert "larger surplus over one's own walk-away wins" in text, "ratings compare as the spec says"
+    alts = [unescape(alt) for alt in re.findall(r'<img alt="([^"]*)" src="data:image/png;base64,', page.read_text())]
+    assert any("utility space" in alt for alt in alts)

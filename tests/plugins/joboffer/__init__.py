@@ -7,23 +7,30 @@ walks away. A deal scores each side the weighted value of its terms (0..1); no d
 its walk-away value.
 
 What the author writes: the spec, a scenario generator, the rules (`_legal_kinds`, `move_schema`,
-`_apply`) and `score`. What duologue derives from them: the event the move is stored as
-(`register_move` without an event class), random play (`sample_action` from the action schema),
-the judge (a replay of the events through a fresh engine, then `score`), per-party and per-role
-score metrics, the RL menu, the LLM's move line, the terminal's `/help` and the page's form.
+`_apply`), `score`, and the values (`values`: every package an agreement can have, what each is
+worth to each side, and what walking away is worth). What duologue derives from them: the event the
+move is stored as (`register_move` without an event class), random play (`sample_action` from the
+action schema), the judge (a replay of the events through a fresh engine, then `score`), per-party
+and per-role score metrics, the RL menu, the LLM's move line, the terminal's `/help` and the page's
+form; and from the values, the Pareto frontier, the Nash and Kalai points, each deal's surplus and
+distance to the frontier (in `report`, `tournament`, `replay` and `analyze`, with the utility-space
+figure in their HTML reports), the baseline negotiators (`boulware`, `linear`, `conceder`,
+`tit-for-tat`), and ratings by surplus over the walk-away (`compare="surplus"`).
 Installed as a package, it declares itself as an entry point:
 `[project.entry-points."duologue.tasks"] joboffer-v0 = "joboffer:JobOfferTask"`.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
-from typing import Literal
+from typing import Any, Literal
 
 from duologue.core import actions, moves
 from duologue.core.schema import Outcome, Party, Scenario
 from duologue.core.spec import Metric, TaskSpec
 from duologue.core.task import Task
+from duologue.core.values import Deal, Values
 
 SALARIES = (60, 70, 80, 90)
 """Yearly salary in thousands: what the recruiter offers and the candidate wants differ."""
@@ -54,6 +61,27 @@ def appeal(role: str, issue: str, value: object) -> float:
     return share if role == "candidate" else 1 - share
 
 
+class JobOfferValues(Values):
+    """Every package (salary x start x remote days), each side's weighted value of it, its walk-away value."""
+
+    offer_kind, accept_kind, reject_kind = "job-offer", "accept", "reject"  # a deal is the move's own fields
+
+    def __init__(self, parties: tuple[str, str], scenario: Scenario) -> None:
+        super().__init__(parties)
+        self.private = {p: view for p, view in scenario.private.items() if isinstance(view, dict)}
+
+    def outcomes(self) -> list[Deal]:
+        remote = range(REMOTE_DAYS[0], REMOTE_DAYS[1] + 1)
+        return [{"salary": s, "start": m, "remote": r} for s, m, r in itertools.product(SALARIES, MONTHS, remote)]
+
+    def value(self, party: str, deal: Deal) -> float:
+        view: dict[str, Any] = self.private[party]
+        return round(sum(view["weights"][issue] * appeal(view["role"], issue, deal[issue]) for issue in ISSUES), 4)
+
+    def walk_away(self, party: str) -> float:
+        return float(self.private[party]["walk_away"])
+
+
 class JobOfferTask(Task):
     spec = TaskSpec(
         id="joboffer-v0",
@@ -63,6 +91,7 @@ class JobOfferTask(Task):
         parties=("recruiter", "candidate"),
         roles=("recruiter", "candidate"),
         kind="competitive",
+        compare="surplus",  # walk-away values are private and differ: a no-deal game is won by neither
         metrics=[Metric(name="agreement", label="agreement"), Metric(name="score_candidate", label="candidate's value")],
         score="the value of the deal to you (0..1), or your walk-away value",
         judge_context="A recruiter and a candidate negotiate salary, start month and remote days.",
@@ -117,10 +146,12 @@ class JobOfferTask(Task):
         elif isinstance(action, actions.WalkAway):
             self._terminate("walk_away")
 
+    def values(self, scenario: Scenario) -> JobOfferValues:
+        return JobOfferValues(self.party_ids, scenario)
+
     def score(self) -> Outcome:
-        private = self.scenario.private
+        values = self.values(self.scenario)
         if self.end_reason != "agreement" or self.pending is None:
-            return Outcome(reason=self.end_reason or "no_agreement", agreed=False, scores={p: float(private[p]["walk_away"]) for p in self.party_ids})
+            return Outcome(reason=self.end_reason or "no_agreement", agreed=False, scores={p: values.walk_away(p) for p in self.party_ids})
         deal = self.pending[1].model_dump(exclude={"kind"})
-        scores = {p: round(sum(private[p]["weights"][i] * appeal(p, i, deal[i]) for i in ISSUES), 4) for p in self.party_ids}
-        return Outcome(reason="agreement", agreed=True, deal=deal, scores=scores)
+        return Outcome(reason="agreement", agreed=True, deal=deal, scores={p: values.value(p, deal) for p in self.party_ids})
