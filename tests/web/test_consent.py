@@ -97,6 +97,9 @@ def test_pay_and_bonus_come_from_the_consent_block_or_else_the_pay_block():
 def test_an_unknown_placeholder_or_a_blank_value_is_refused_with_the_field_named():
     with pytest.raises(StudyError, match=r"consent\.more\.lab: the consent text \(protocol\.consent\) uses \{lab\}"):
         parse_studies(study_data(consent_text="Run at {lab}."))
+    for name in ("Lab", "contact"):  # one no text could use, one that is a field of its own
+        with pytest.raises(StudyError, match=rf"consent\.more: .*'{name}'"):
+            parse_studies(study_data() | {"consent": VALUES | {"more": {name: "x"}}})
     blank = study_data()
     blank["consent"]["contact"] = "   "
     with pytest.raises(StudyError, match=r"consent\.contact: "):

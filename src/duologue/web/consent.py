@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 if TYPE_CHECKING:
     from duologue.web.study import Study
@@ -68,6 +68,16 @@ class ConsentFields(BaseModel):
     """How a person withdraws, and until when their data can be deleted."""
     more: dict[str, str] = Field(default_factory=dict)
     """Any other placeholder the texts use, by name."""
+
+    @field_validator("more")
+    @classmethod
+    def _names_a_text_can_use(cls, more: dict[str, str]) -> dict[str, str]:
+        for name in more:
+            if not re.fullmatch(NAME, name):
+                raise ValueError(f"{name!r} cannot be a placeholder: use lower-case letters, digits and _, starting with a letter")
+            if name in cls.model_fields:
+                raise ValueError(f"{name!r} is a field of consent: itself; give it there")
+        return more
 
 
 def _money(amount: float, currency: str) -> str:
