@@ -69,7 +69,7 @@ def test_no_page_after_the_signed_link_and_no_socket_is_a_way_round_it(make_clie
     from duologue.web.protocol import Protocol
     from starlette.testclient import TestClient
 
-    with_protocol = Study(id="signed", task="casino-v0", partners=[Partner(kind="human")], pay=Pay(link_secret="k3y"), protocol=Protocol(consent="task:consent"))
+    with_protocol = Study(id="signed", task="casino-v0", partners=[Partner(kind="human")], pay=Pay(link_secret="k3y"), protocol=Protocol(consent={"text": "Do you agree to take part?"}))
     plain = Study(id="plain", task="casino-v0", partners=[Partner(kind="human")], pay=Pay(link_secret="k3y"))
     owner = make_client([with_protocol, plain])
     attacker = TestClient(owner.app)

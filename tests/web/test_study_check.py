@@ -98,7 +98,8 @@ def test_the_admin_page_names_no_server_file_for_anyone_with_a_link_to_read(clie
         assert response.status_code == 422 and "name only what the task ships" in response.text and "hunter2" not in response.text, response.text
         assert "fine" not in client.app.state.platform.studies
         assert client.get("/protocol/fine/consent?participant=x").status_code == 404
-    shipped = client.post("/admin/studies", data={"text": GOOD + "protocol: {consent: task:consent}\n"}, headers={"X-Admin-Token": ADMIN}, follow_redirects=False)
+    values = "consent: {researcher: R, institution: I, contact: c@i.example, ethics_approval: E-1, duration: 5 minutes, pay: £1, bonus: none, data_use: D, withdrawal: W}\n"
+    shipped = client.post("/admin/studies", data={"text": GOOD + "protocol: {consent: task:consent}\n" + values}, headers={"X-Admin-Token": ADMIN}, follow_redirects=False)
     assert shipped.status_code == 303 and "fine" in client.app.state.platform.studies
 
 

@@ -56,12 +56,13 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Callable, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 from sqlalchemy import JSON, Float, String, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from duologue.core.text import visible, without_bidi_controls
+from duologue.web.consent import MAX_TEXT
 from duologue.tasks import spec
 
 CROWD_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId", "assignmentId", "hitId", "turkSubmitTo")
@@ -106,18 +107,45 @@ def _plain_survey_name(name: str) -> str:
     return name
 
 
-TextName = Annotated[str, AfterValidator(_plain_text_name)]
-"""A consent or instructions text: a file path, or `task:<one plain file name>` (without .txt)."""
+class InlineText(_Strict):
+    """A consent or instructions text written in the study itself (`consent: {text: ...}`): what a
+    study added on the admin page gives instead of a file."""
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+
+    @model_validator(mode="after")
+    def _something_to_read(self) -> "InlineText":
+        if not visible(self.text):
+            raise ValueError("the text is empty")
+        return self
+
+
+def _text_source(given: Any) -> Any:
+    """One field error whichever way a text is given (a name, or `{text: ...}`)."""
+    if isinstance(given, str):
+        return _plain_text_name(given)
+    if isinstance(given, dict):
+        try:
+            return InlineText.model_validate(given)
+        except ValidationError as error:
+            raise ValueError("; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'text'}: {e['msg']}" for e in error.errors())) from None
+    if isinstance(given, InlineText):
+        return given
+    raise ValueError("a text is a file name, task:<name>, or the text itself as {text: ...}")
+
+
+TextSource = Annotated[str | InlineText, BeforeValidator(_text_source)]
+"""A consent or instructions text: a file path, `task:<name>`, or `{text: ...}` written in the study."""
 SurveyName = Annotated[str, AfterValidator(_plain_survey_name)]
 """A survey: a YAML file path, or the task's own, `task:<name>` or a bare name (without .yaml)."""
 
 
 class Protocol(_Strict):
-    """The pages before the lobby. Texts are file paths, or `task:<name>` for a file the task ships
-    under `protocol/`."""
+    """The pages before the lobby. Texts are file paths, `task:<name>` for a file the task ships
+    under `protocol/`, or `{text: ...}` written in the study; all are templates (duologue.web.consent)."""
 
-    consent: TextName | None = None
-    instructions: TextName | None = None
+    consent: TextSource | None = None
+    instructions: TextSource | None = None
     comprehension: list[Check] = Field(default_factory=list)
     surveys: list[SurveyName] = Field(default_factory=list)
     """Survey names in the task's `protocol/` folder (without .yaml), or YAML file paths."""
@@ -342,8 +370,10 @@ def _text_path(task_id: str, name: str, suffix: str) -> Any:
     return path
 
 
-def text(task_id: str, name: str) -> str:
-    """A consent or instructions text (plain text; blank lines separate paragraphs)."""
+def text(task_id: str, name: str | InlineText) -> str:
+    """A consent or instructions text as written (a template; blank lines separate paragraphs)."""
+    if isinstance(name, InlineText):
+        return name.text
     written: str = _text_path(task_id, name, ".txt").read_text(encoding="utf-8")
     return written
 
@@ -363,19 +393,29 @@ def file_fields(protocol: Protocol) -> list[str]:
     """The protocol fields that name a file on the server rather than a text or survey the task ships."""
     named = [(f"protocol.{field}", getattr(protocol, field)) for field in ("consent", "instructions")]
     named += [(f"protocol.surveys.{i}", name) for i, name in enumerate(protocol.surveys)]
-    return [field for field, name in named if name and not name.startswith("task:") and (not field.startswith("protocol.surveys") or name.endswith((".yaml", ".yml")))]
+    return [
+        field for field, name in named
+        if isinstance(name, str) and name and not name.startswith("task:") and (not field.startswith("protocol.surveys") or name.endswith((".yaml", ".yml")))
+    ]
 
 
-def problems(task_id: str, protocol: Protocol) -> list[str]:
-    """`field: reason` for each text or survey the protocol names that cannot be read (empty: fine)."""
-    found: list[str] = []
+def texts(task_id: str, protocol: Protocol) -> tuple[dict[str, str], list[str]]:
+    """({step: text as written}, [`field: reason`] for each the protocol names that cannot be read)."""
+    found: dict[str, str] = {}
+    failed: list[str] = []
     for field in ("consent", "instructions"):
         name = getattr(protocol, field)
         if name:
             try:
-                text(task_id, name)
+                found[field] = text(task_id, name)
             except (ProtocolError, OSError, UnicodeDecodeError) as error:
-                found.append(f"protocol.{field}: {error}")
+                failed.append(f"protocol.{field}: {error}")
+    return found, failed
+
+
+def problems(task_id: str, protocol: Protocol) -> list[str]:
+    """`field: reason` for each text or survey the protocol names that cannot be read (empty: fine)."""
+    found = texts(task_id, protocol)[1]
     for index, name in enumerate(protocol.surveys):
         try:
             survey(task_id, name)

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from duologue.web.consent import ConsentFields
 from duologue.web.payments import Pay
 from duologue.web.protocol import Protocol
 from duologue.tasks import loadable_task_ids, spec, task_class, task_ids
@@ -108,6 +109,9 @@ class Study(_Strict):
     """Pages before the lobby: consent, instructions, comprehension check, surveys (duologue.web.protocol)."""
     pay: Pay | None = None
     """Base pay, bonus formula, completion redirect, waiting-room pay, min_messages (duologue.web.payments)."""
+    consent: ConsentFields | None = None
+    """The values the consent and instructions texts fill in: researcher, institution, contact,
+    ethics approval, duration, pay, bonus, data use, withdrawal (duologue.web.consent)."""
 
     @field_validator("task")
     @classmethod

@@ -2,8 +2,9 @@
 
 Everything a join would otherwise find out inside the matchmaker, one person at a time, is tried
 once up front: the task takes its options, the human party is one of its parties, each bot's
-agent spec builds, quotas name partner kinds the study has, the questionnaires exist, and a
-corpus of scenarios exists and parses. Each problem names its field and says why.
+agent spec builds, quotas name partner kinds the study has, the questionnaires exist, every
+placeholder of the consent and instructions texts has a value, and a corpus of scenarios exists
+and parses. Each problem names its field and says why.
 """
 
 from __future__ import annotations
@@ -61,9 +62,23 @@ def study_problems(study: "Study") -> list[str]:
                 problems.append(f"{field}: {error}")
     if study.protocol is not None:
         problems.extend(protocol_problems(study.task, study.protocol))
+        problems.extend(_unfilled(study))
     if study.scenarios.source == "corpus":
         problems.extend(_corpus_problems(study))
     return problems
+
+
+def _unfilled(study: "Study") -> list[str]:
+    """Each placeholder the consent or instructions text uses that the study gives no value."""
+    from duologue.web.consent import missing
+    from duologue.web.protocol import texts
+
+    assert study.protocol is not None
+    written, _ = texts(study.task, study.protocol)  # a text that cannot be read is named by protocol_problems
+    found: list[str] = []
+    for step, text in written.items():
+        found.extend(missing(study, text, f"the {step} text (protocol.{step})"))
+    return found
 
 
 def _corpus_problems(study: "Study") -> list[str]:

@@ -231,13 +231,14 @@ async def export(request: Request, study: str | None = None, status: str = "fini
 def _no_server_files(studies: list[Study]) -> None:
     """A study added on this page may not name files on the server: its consent and instructions
     are shown to anyone with a link, so a path would publish whatever file it names. Such studies
-    come from a `--study` file, written by someone who can read the server's files anyway."""
+    come from a `--study` file, written by someone who can read the server's files anyway; here a
+    study writes its own text in the YAML (`consent: {text: ...}`)."""
     for study in studies:
         fields = file_fields(study.protocol) if study.protocol is not None else []
         if study.scenarios.path is not None:
             fields.append("scenarios.path")
         if fields:
-            advice = "a study added here may name only what the task ships (task:<name>); give file paths in a --study file"
+            advice = "a study added here may name only what the task ships (task:<name>) or write its text in the study ({text: ...}); give file paths in a --study file"
             raise StudyError(f"the study text: study {study.id}: " + "; ".join(f"{field}: {advice}" for field in fields))
 
 

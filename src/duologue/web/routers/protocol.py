@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse
 
-from duologue.web import identity, waiting
+from duologue.web import consent, identity, waiting
 from duologue.web import protocol as proto
 from duologue.web.deps import page, participant_from, platform
 from duologue.web.completion_codes import completion_code
@@ -92,12 +92,22 @@ def _drawn(state: Any, study: Study, participant: str, survey: proto.Survey) -> 
     return drawn
 
 
+def _text_blocks(study: Study, step: str) -> list[Any]:
+    """The study's consent or instructions as shown: its template filled with the study's values,
+    escaped (the study was checked for every value when it was accepted; a file changed since that
+    lacks one is refused here, never shown with a blank)."""
+    assert study.protocol is not None
+    try:
+        return consent.shown(study, proto.text(study.task, getattr(study.protocol, step)))
+    except (consent.UnfilledError, proto.ProtocolError, OSError, UnicodeDecodeError) as error:
+        raise HTTPException(503, f"this study's {step} page cannot be shown ({error}); please tell the researcher") from None
+
+
 def _view(state: Any, study: Study, step: str, participant: str) -> dict[str, Any]:
     protocol = study.protocol
     assert protocol is not None
     if step in ("consent", "instructions"):
-        body = proto.text(study.task, getattr(protocol, step))
-        return {"kind": step, "title": "Consent" if step == "consent" else "Instructions", "paragraphs": [p.strip() for p in body.split("\n\n") if p.strip()]}
+        return {"kind": step, "title": "Consent" if step == "consent" else "Instructions", "blocks": _text_blocks(study, step)}
     if step == "comprehension":
         return {"kind": step, "title": "A quick check", "checks": protocol.comprehension}
     survey = proto.survey(study.task, protocol.surveys[int(step.split(":")[1])])
