@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from typer.testing import CliRunner
 
 from duologue.arena import bench
 from duologue.cli import app
+from fake_endpoint import FakeEndpoint
 
 runner = CliRunner()
 TASKS = "casino-v0,craigslist-v0,dealornodeal-v0"
+
 
 
 @pytest.fixture
@@ -30,47 +30,10 @@ def data(corpus_path, monkeypatch):
     monkeypatch.setenv("DUOLOGUE_DATA", str(root))
     return root
 
-
-class FakeEndpoint:
-    """An OpenAI-compatible endpoint on a loopback port that answers every request with the same text."""
-
-    def __init__(self, reply: str) -> None:
-        fake = self
-        self.requests: list[dict] = []
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's name)
-                fake.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-                payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 100, "completion_tokens": 5}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self) -> "FakeEndpoint":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
 def garbage(monkeypatch):
     """`llm:garbage`: a model that never answers with a move."""
-    with FakeEndpoint("I would rather talk about the weather.") as endpoint:
+    with FakeEndpoint("I would rather talk about the weather.", usage=(100, 5)) as endpoint:
         monkeypatch.setenv("DUOLOGUE_LLM_BASE_URL", endpoint.url)
         monkeypatch.setenv("DUOLOGUE_LLM_MAX_RETRIES", "0")
         yield endpoint

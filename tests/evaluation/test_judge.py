@@ -4,8 +4,6 @@ agreement on real DUO ratings, and `duologue judge`."""
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from typer.testing import CliRunner
@@ -31,6 +29,7 @@ from duologue.evaluation.judge import (
 )
 from duologue.llm.client import ChatClient, LLMConnectionError, RetryPolicy
 from duologue.tasks import corpus_format
+from fake_endpoint import FakeEndpoint
 
 runner = CliRunner()
 
@@ -104,46 +103,6 @@ def test_scores_that_do_not_count(value):
 
 
 # --------------------------------------------------------------------------- a fake endpoint for the failure paths
-
-
-class FakeEndpoint:
-    """A tiny OpenAI-compatible server answering with scripted reply texts, recording each request body."""
-
-    def __init__(self, replies: list[str]):
-        self.replies = list(replies)
-        self.requests: list[dict] = []
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's name)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                fake.requests.append(body)
-                text = fake.replies.pop(0) if len(fake.replies) > 1 else fake.replies[0]
-                payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 10, "completion_tokens": 3}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self) -> "FakeEndpoint":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
-
 
 def test_unusable_replies_are_sent_back_and_retried_until_one_parses():
     with FakeEndpoint(["I think it was nice", '{"score": 9, "reason": "x"}', '{"score": 4, "reason": "kind"}']) as fake:

@@ -7,8 +7,6 @@ checked by hand against the people's real answers in the corpus.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from typer.testing import CliRunner
@@ -17,45 +15,9 @@ from duologue.cli import app
 from duologue.data.io import read_corpus, read_dialogues
 from duologue.evaluation.judge_people import party_items, people_agreement
 from duologue.tasks import corpus_format
+from fake_endpoint import FakeEndpoint
 
 runner = CliRunner()
-
-
-class FakeEndpoint:
-    """Answers every request with `reply`, and keeps the requests."""
-
-    def __init__(self, reply: str) -> None:
-        fake = self
-        self.requests: list[dict] = []
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's name)
-                fake.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-                payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 10, "completion_tokens": 3}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self) -> "FakeEndpoint":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
-
 
 def test_the_party_questionnaire_becomes_the_judge_items():
     items = {item.name: item for item in party_items("casino-v0")}
