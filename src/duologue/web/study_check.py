@@ -22,6 +22,7 @@ def study_problems(study: "Study") -> list[str]:
     """`field: reason` for everything in `study` that would fail once people join (empty: fine)."""
     from duologue.agents import check_agent
     from duologue.tasks import make, spec
+    from duologue.web.crowd import study_problems as crowd_problems
     from duologue.web.protocol import problems as protocol_problems
     from duologue.web.questionnaires import QuestionnaireError, get_questionnaire
 
@@ -63,6 +64,7 @@ def study_problems(study: "Study") -> list[str]:
         problems.extend(protocol_problems(study.task, study.protocol))
     if study.scenarios.source == "corpus":
         problems.extend(_corpus_problems(study))
+    problems.extend(crowd_problems(study))
     return problems
 
 
