@@ -98,3 +98,14 @@ def test_a_links_study_still_admits_only_signed_links(make_client):
     client = make_client([study])
     assert client.get("/study/signed?participant=p-1").status_code == 403
     assert client.get(signed_link("", "k3y", "signed", "p-1")).status_code == 200
+
+
+def test_study_links_refuses_a_prolific_study(tmp_path):
+    from typer.testing import CliRunner
+
+    from duologue.cli import app as cli
+
+    study_file = tmp_path / "pro.yaml"
+    study_file.write_text(f"id: pro\ntask: casino-v0\ncrowd: prolific\nprolific_study_id: {STUDY}\n")
+    result = CliRunner().invoke(cli, ["study", "links", "pro", "--study", str(study_file), "--secret", "k"])
+    assert result.exit_code == 2 and "Prolific" in result.output and "Traceback" not in result.output

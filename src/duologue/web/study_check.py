@@ -3,7 +3,8 @@
 Everything a join would otherwise find out inside the matchmaker, one person at a time, is tried
 once up front: the task takes its options, the human party is one of its parties, each bot's
 agent spec builds, quotas name partner kinds the study has, the questionnaires exist, and a
-corpus of scenarios exists and parses. Each problem names its field and says why.
+corpus of scenarios exists and parses, and the crowd settings agree (`duologue.web.crowd`). Each
+problem names its field and says why.
 """
 
 from __future__ import annotations

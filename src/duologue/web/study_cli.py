@@ -143,6 +143,11 @@ def links(
         storage.close()
     else:
         found = find_study(study_id, study)
+    from duologue.web.crowd import PLATFORMS, mode
+
+    if mode(found) in ("prolific", "mturk"):
+        name = PLATFORMS[mode(found)].name
+        raise fail(f"study {found.id} runs on {name} (crowd: {mode(found)}): {name} gives everyone the study's address with its own ids, so it takes no per-person links")
     key = secret or (found.pay.link_secret if found.pay else None)
     if not key:
         raise fail(f"study {found.id} has no pay.link_secret; give --secret")
