@@ -38,8 +38,9 @@ SECURITY_HEADERS = [
     (b"referrer-policy", b"no-referrer"),  # seat tokens live in /chat/{token}: never send them on in a Referer
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),  # no page of a study may be framed by another site
-    # scripts, styles and sockets only from the platform itself: no inline script, no other site
-    (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+    # scripts, styles and sockets only from the platform itself: no inline script, no other site;
+    # forms post only here, and to MTurk (an MTurk study's code page posts the code back to it)
+    (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self' https://www.mturk.com https://workersandbox.mturk.com; frame-ancestors 'none'"),
 ]
 PRIVATE_PATHS = ("/chat/", "/questionnaire/", "/api/chat/", "/api/questionnaire/", "/rate", "/study/", "/protocol/", "/waiting-code/")
 """Pages that show one person's seat, answers (the protocol's surveys too) or completion code:

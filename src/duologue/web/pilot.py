@@ -5,13 +5,19 @@ The platform runs in a thread on a temporary SQLite database; each simulated par
 own browser context (its own cookies). They fill every protocol page (the right comprehension
 answers, a middle answer elsewhere), wait in the lobby, play the dialogue with the schema-drawn
 controls (the task's own widget is blocked so one player fits every task), answer the questionnaire
-and read their code. With `pairs=True` they arrive two at a time so people are paired with each
-other where the study allows it; otherwise one at a time, so each meets a bot.
+and read their code. They arrive as the study's crowd mode wants (`arrival`): signed links (the
+pilot signs them with the study's secret), Prolific's or MTurk's made-up ids with the study's own
+STUDY_ID; a bounded number of people are in the pages at once (`parallel`), each reported to a
+`progress` callback as they move. A refusal (a 4xx page, a full quota in the lobby) ends that
+person's run at once with its reason. With `pairs=True` they arrive two at a time so people are
+paired with each other where the study allows it; otherwise each meets a bot (`piloted`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import os
 import random
 import re
 import secrets
@@ -22,7 +28,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-sync"]
@@ -30,6 +36,8 @@ LEAVING = ("quit", "walk", "leave")
 ANSWERS = ("accept", "reject")
 REASONS = ("We are a big group and the nights are cold.", "My kids eat a lot on hikes.", "The river near the site is not safe to drink.", "I want to cook over a fire every night.")
 EVENTS_SHOWN = "() => document.querySelectorAll('#transcript li').length"
+PILOT_SUBMIT = "https://workersandbox.mturk.com"
+"""Where the pilot's MTurk arrivals say their code goes (MTurk's sandbox; the pilot never reaches it)."""
 LINES = ("Hello! What matters most to you on this trip?", "I see, that sounds fair to me.", "Let us settle it, shall we?", "Thanks, that works.")
 
 
@@ -50,6 +58,8 @@ class PilotResult:
     """How the dialogue ended (`agreed`, or the outcome's reason) and this person's score."""
     answers: dict[str, object] = field(default_factory=dict)
     """What it answered on the survey pages (item id -> value as sent)."""
+    left_for: str | None = None
+    """Where the code page went on by itself (Prolific's completion address, MTurk's submit), caught before it left."""
 
 
 @contextmanager
@@ -217,64 +227,184 @@ def _where(url: str) -> str:
     return {"study": "lobby"}.get(parts[0], parts[0] or "/")
 
 
-async def participant_run(browser, base: str, study, participant: str, timeout: float = 240.0) -> PilotResult:
+class Refused(Exception):
+    """The platform refused this simulated person (a 4xx page, or the lobby's refusal), with its reason."""
+
+
+def arrival(base: str, study: Any, number: int, prefix: str = "pilot") -> tuple[str, str]:
+    """(participant id, the address they arrive at) for the study's crowd mode: a link the pilot
+    signs with the study's secret, or Prolific's or MTurk's ids made up for the pilot (with the
+    study's own STUDY_ID), or a plain id."""
+    from urllib.parse import urlencode
+
+    from duologue.web.crowd import mode
+    from duologue.web.payments import signed_link
+
+    name = f"{prefix}-{number}"
+    made_up = hashlib.sha256(f"{study.id}|{name}".encode()).hexdigest()
+    crowd = mode(study)
+    if crowd == "links":
+        return name, signed_link(base, study.pay.link_secret, study.id, name)
+    if crowd == "prolific":
+        pid = made_up[:24]
+        return pid, f"{base}/study/{study.id}?{urlencode({'PROLIFIC_PID': pid, 'STUDY_ID': study.prolific_study_id, 'SESSION_ID': made_up[24:48]})}"
+    if crowd == "mturk":
+        worker = "A" + made_up[:13].upper()
+        query = {"workerId": worker, "assignmentId": made_up[13:43].upper(), "hitId": "PILOT" + made_up[43:60].upper(), "turkSubmitTo": PILOT_SUBMIT}
+        return worker, f"{base}/study/{study.id}?{urlencode(query)}"
+    return name, f"{base}/study/{study.id}?{urlencode({'participant': name})}"
+
+
+async def _refusal(page) -> str:
+    """What a page that is not the one expected says: an error page's reason, or its text."""
+    for selector in ("main .panel p", "body"):
+        found = page.locator(selector)
+        if await found.count():
+            text = (await found.first.inner_text()).strip()
+            if text:
+                return text.splitlines()[0][:300]
+    return "an empty page"
+
+
+async def _arrive(page, address: str, study, result: PilotResult, rng: random.Random) -> None:
+    """From the study link through the protocol pages into the lobby, and on to a seat: a refusal
+    on the way (403, a full quota) is raised at once with its reason."""
+    response = await page.goto(address)
+    if response is not None and response.status >= 400:
+        raise Refused(f"{response.status}: {await _refusal(page)}")
+    while "/protocol/" in page.url:
+        if await page.locator("#protocol").count() == 0:
+            raise Refused(await _refusal(page))
+        await _protocol_page(page, study, result, rng)
+    seated = asyncio.ensure_future(page.wait_for_url(re.compile(r".*/chat/.*"), timeout=120_000))
+    refused = asyncio.ensure_future(page.wait_for_selector("#lobby .spinner[hidden], #error-page", state="attached", timeout=120_000))
+    try:
+        done, _ = await asyncio.wait({seated, refused}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in (seated, refused):
+            waiting.cancel()
+    if seated in done and seated.exception() is None:
+        return
+    if refused in done and refused.exception() is None:
+        lobby = page.locator("#lobby-status")
+        raise Refused((await lobby.inner_text()).strip() if await lobby.count() else await _refusal(page))
+    raise next(iter(done)).exception()  # type: ignore[misc]
+
+
+async def _finish(page, result: PilotResult) -> None:
+    await page.click("#to-questionnaire")
+    await page.wait_for_url(re.compile(r".*/questionnaire/.*"))
+    if await page.locator("#completion-code").count() == 0:
+        for box in await page.locator("fieldset.item").all():
+            radios = box.locator("input[type=radio]")
+            await radios.nth((await radios.count()) // 2).check()
+        await page.click("#submit-questionnaire")
+    result.code = (await page.locator("#completion-code").inner_text()).strip()
+    link = page.locator("#completion-link")
+    form = page.locator("#mturk-submit")
+    if await link.count():
+        result.redirect = await link.get_attribute("href")
+    elif await form.count():
+        result.redirect = await form.get_attribute("action")
+
+
+async def _crowd_sites(context, result: PilotResult) -> None:
+    """The pilot never reaches Prolific or MTurk: where a code page goes on by itself, the address is noted and answered here."""
+
+    async def answer(route) -> None:
+        result.left_for = route.request.url
+        await route.fulfill(status=200, content_type="text/plain", body="pilot: the crowd platform would take over here")
+
+    await context.route(re.compile(r"^https://(app\.prolific\.com|www\.mturk\.com|workersandbox\.mturk\.com)/.*"), answer)
+
+
+Progress = Callable[[PilotResult, str], None]
+"""Told of each simulated person's page (`consent`, `lobby`, `chat`, ...), then `done` or `error`."""
+
+
+async def participant_run(browser, base: str, study, participant: str, timeout: float = 240.0, *, address: str | None = None, progress: Progress | None = None) -> PilotResult:
     """One simulated participant, consent to code."""
     result = PilotResult(participant)
     rng = random.Random(participant)
     started = time.time()
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(30_000)
+    await _crowd_sites(context, result)
     page = await context.new_page()
     await page.route(re.compile(r".*/tasks/[^/]+/static/.*"), lambda route: asyncio.ensure_future(route.abort()))
     page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
-    page.on("framenavigated", lambda frame: result.pages.append(_where(frame.url)) if frame == page.main_frame and (not result.pages or result.pages[-1] != _where(frame.url)) else None)
+
+    def moved(frame) -> None:
+        where = _where(frame.url)
+        if frame == page.main_frame and (not result.pages or result.pages[-1] != where):
+            result.pages.append(where)
+            if progress is not None:
+                progress(result, where)
+
+    page.on("framenavigated", moved)
     try:
         async with asyncio.timeout(timeout):
-            await page.goto(f"{base}/study/{study.id}?participant={participant}&PROLIFIC_PID={participant}&STUDY_ID=pilot&SESSION_ID=s-{participant}")
-            while "/protocol/" in page.url:
-                await _protocol_page(page, study, result, rng)
-            await page.wait_for_url(re.compile(r".*/chat/.*"), timeout=120_000)
+            await _arrive(page, address or f"{base}/study/{study.id}?participant={participant}", study, result, rng)
             await _play(page, result)
-            await page.click("#to-questionnaire")
-            await page.wait_for_url(re.compile(r".*/questionnaire/.*"))
-            if await page.locator("#completion-code").count() == 0:
-                for box in await page.locator("fieldset.item").all():
-                    radios = box.locator("input[type=radio]")
-                    await radios.nth((await radios.count()) // 2).check()
-                await page.click("#submit-questionnaire")
-            result.code = (await page.locator("#completion-code").inner_text()).strip()
-            link = page.locator("#completion-link")
-            result.redirect = await link.get_attribute("href") if await link.count() else None
+            await _finish(page, result)
     except Exception as error:  # noqa: BLE001 - a pilot reports every failure as a row, not a traceback
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        result.error = f"{type(error).__name__} on {_where(page.url)}: {first}"
+        result.error = f"refused on {_where(page.url)}: {first}" if isinstance(error, Refused) else f"{type(error).__name__} on {_where(page.url)}: {first}"
     finally:
         result.seconds = round(time.time() - started, 1)
         await context.close()
+        if progress is not None:
+            progress(result, "error" if result.error else "done")
     return result
 
 
-async def pilot_async(base: str, study, n: int, *, pairs: bool = False, prefix: str = "pilot", chromium: str = CHROMIUM) -> list[PilotResult]:
+def parallel(n: int) -> int:
+    """How many simulated people are in the pages at once by default: enough to keep the platform
+    and the browser busy on a small machine, few enough that none waits on the others' pages."""
+    return max(1, min(n, 2 * (os.cpu_count() or 1) + 2))
+
+
+async def pilot_async(base: str, study, n: int, *, pairs: bool = False, prefix: str = "pilot", chromium: str = CHROMIUM, at_once: int | None = None, progress: Progress | None = None) -> list[PilotResult]:
+    """Run n simulated people, at most `at_once` in the pages together (a pair counts as two)."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
         try:
-            results: list[PilotResult] = []
             size = 2 if pairs else 1
-            for first in range(0, n, size):
-                names = [f"{prefix}-{i + 1}" for i in range(first, min(n, first + size))]
-                results.extend(await asyncio.gather(*(participant_run(browser, base, study, name) for name in names)))
-            return results
+            slots = asyncio.Semaphore(max(1, (at_once or parallel(n)) // size))
+            people = [arrival(base, study, i + 1, prefix) for i in range(n)]
+
+            async def group(first: int) -> list[PilotResult]:
+                async with slots:
+                    chosen = people[first : first + size]
+                    return list(await asyncio.gather(*(participant_run(browser, base, study, name, address=address, progress=progress) for name, address in chosen)))
+
+            groups = await asyncio.gather(*(group(first) for first in range(0, n, size)))
+            return [result for found in groups for result in found]
         finally:
             await browser.close()
 
 
-def pilot(study, n: int, *, pairs: bool = False, chromium: str = CHROMIUM, folder: Path | None = None, **settings) -> tuple[list[PilotResult], list]:
+def piloted(study, pairs: bool) -> tuple[Any, bool]:
+    """(the study as piloted, whether people arrive in pairs). Arriving one at a time, each meets a
+    bot: people in the pages together would otherwise be paired with each other, so the pilot's
+    copy of a study that also pairs people keeps only its bots. A study without bots is piloted in pairs."""
+    if pairs:
+        return study, True
+    if not study.bots:
+        return study, True
+    if study.allows_humans:
+        return study.model_copy(update={"partners": study.bots}), False
+    return study, False
+
+
+def pilot(study, n: int, *, pairs: bool = False, chromium: str = CHROMIUM, folder: Path | None = None, at_once: int | None = None, progress: Progress | None = None, **settings) -> tuple[list[PilotResult], list]:
     """Run the pilot on a temporary platform (its database in `folder` when given, to look at
-    afterwards); (results, the finished dialogues)."""
+    afterwards); (results, the finished dialogues). See `piloted` for who meets whom."""
+    study, pairs = piloted(study, pairs)
     with running_platform([study], folder, **settings) as (base, app):
-        results = asyncio.run(pilot_async(base, study, n, pairs=pairs, chromium=chromium))
+        results = asyncio.run(pilot_async(base, study, n, pairs=pairs, chromium=chromium, at_once=at_once, progress=progress))
         storage = app.state.platform.storage
         dialogues = list(storage.iter_dialogues(study_id=study.id))
     for dialogue in dialogues:

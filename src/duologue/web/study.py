@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from duologue.web.consent import ConsentFields
+from duologue.web.crowd import Crowd
 from duologue.web.payments import Pay
 from duologue.web.protocol import Protocol
 from duologue.tasks import loadable_task_ids, spec, task_class, task_ids
@@ -107,6 +108,12 @@ class Study(_Strict):
     """None = a participant may play again after finishing."""
     protocol: Protocol | None = None
     """Pages before the lobby: consent, instructions, comprehension check, surveys (duologue.web.protocol)."""
+    crowd: Crowd | None = None
+    """Who may arrive (duologue.web.crowd): `prolific` (PROLIFIC_PID, STUDY_ID, SESSION_ID),
+    `mturk` (workerId, assignmentId, hitId), `links` (signed per-person links) or `open` (any id).
+    None = `links` when pay.link_secret is set, else `open` (what a study did before this field)."""
+    prolific_study_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,100}$")
+    """crowd `prolific`: the study's id on Prolific; an arrival with another STUDY_ID is refused."""
     pay: Pay | None = None
     """Base pay, bonus formula, completion redirect, waiting-room pay, min_messages (duologue.web.payments)."""
     consent: ConsentFields | None = None

@@ -3,8 +3,8 @@
 Everything a join would otherwise find out inside the matchmaker, one person at a time, is tried
 once up front: the task takes its options, the human party is one of its parties, each bot's
 agent spec builds, quotas name partner kinds the study has, the questionnaires exist, every
-placeholder of the consent and instructions texts has a value, and a corpus of scenarios exists
-and parses. Each problem names its field and says why.
+placeholder of the consent and instructions texts has a value, a corpus of scenarios exists and
+parses, and the crowd settings agree (`duologue.web.crowd`). Each problem names its field and says why.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ def study_problems(study: "Study") -> list[str]:
     """`field: reason` for everything in `study` that would fail once people join (empty: fine)."""
     from duologue.agents import check_agent
     from duologue.tasks import make, spec
+    from duologue.web.crowd import study_problems as crowd_problems
     from duologue.web.protocol import problems as protocol_problems
     from duologue.web.questionnaires import QuestionnaireError, get_questionnaire
 
@@ -65,6 +66,7 @@ def study_problems(study: "Study") -> list[str]:
         problems.extend(_unfilled(study))
     if study.scenarios.source == "corpus":
         problems.extend(_corpus_problems(study))
+    problems.extend(crowd_problems(study))
     return problems
 
 

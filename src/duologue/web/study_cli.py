@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import csv
+from contextlib import contextmanager
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, Optional
 
 import typer
 import yaml
@@ -142,6 +143,11 @@ def links(
         storage.close()
     else:
         found = find_study(study_id, study)
+    from duologue.web.crowd import PLATFORMS, mode
+
+    if mode(found) in ("prolific", "mturk"):
+        name = PLATFORMS[mode(found)].name
+        raise fail(f"study {found.id} runs on {name} (crowd: {mode(found)}): {name} gives everyone the study's address with its own ids, so it takes no per-person links")
     key = secret or (found.pay.link_secret if found.pay else None)
     if not key:
         raise fail(f"study {found.id} has no pay.link_secret; give --secret")
@@ -385,6 +391,28 @@ def export_command(
     console.print(f"{found.id}: {len(dialogues)} dialogue(s) ({len(set_aside)} set aside), {len(participants.rows)} participant(s) -> {out}", highlight=False)
 
 
+@contextmanager
+def _pilot_progress(study_id: str, n: int) -> Iterator[Callable[[Any, str], None]]:
+    """A progress bar on the error console: people done out of n, codes, refusals, and where the
+    others are now (`3 chat, 2 lobby`)."""
+    from collections import Counter
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    where: dict[str, str] = {}
+    bar = Progress(SpinnerColumn(), TextColumn("[bold]pilot of {task.fields[study]}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[codes]} code(s), {task.fields[failed]} failed"), TextColumn("[dim]{task.fields[now]}"), TimeElapsedColumn(), console=errors, transient=True)
+    task = bar.add_task("pilot", total=n, study=study_id, codes=0, failed=0, now="starting")
+
+    def told(result: Any, page: str) -> None:
+        where[result.participant] = page
+        counts = Counter(where.values())
+        now = ", ".join(f"{count} {name}" for name, count in counts.most_common() if name not in ("done", "error"))
+        bar.update(task, completed=counts["done"] + counts["error"], codes=counts["done"], failed=counts["error"], now=now)
+
+    with bar:
+        yield told
+
+
 def pilot_command(
     study_id: StudyArg,
     n: Annotated[int, typer.Option("-n", min=1, help="How many simulated participants.")] = 20,
@@ -392,10 +420,13 @@ def pilot_command(
     bot_wait: Annotated[Optional[float], typer.Option(help="Seconds before a bot takes the seat (default: the study's).")] = None,
     chromium: Annotated[str, typer.Option(help="The Chromium to drive.")] = "/usr/bin/chromium",
     as_json: Annotated[bool, typer.Option("--json", help="Print each participant's result as JSON instead of a table.")] = False,
+    at_once: Annotated[Optional[int], typer.Option("--at-once", min=1, help="Most simulated people in the pages together (default: from the machine's cores).")] = None,
     study: StudyFile = None,
 ) -> None:
     """Pilot a study before launch: simulated participants go through the real pages in Chromium,
-    consent to completion code, on a temporary database; prints what each saw and any error."""
+    consent to completion code, on a temporary database, several at once with a progress bar;
+    they arrive as the study's crowd mode wants (signed links, Prolific's or MTurk's ids); prints
+    what each saw and any error (a refusal with its reason)."""
     try:
         from duologue.web.pilot import pilot
     except ImportError as error:
@@ -407,9 +438,9 @@ def pilot_command(
         raise fail(f"{chromium}: no such browser")
     from playwright.sync_api import Error as BrowserError
 
-    with errors.status(f"piloting {found.id} with {n} participant(s)"):
+    with _pilot_progress(found.id, n) as progress:
         try:
-            results, dialogues = pilot(found, n, pairs=pairs, chromium=chromium)
+            results, dialogues = pilot(found, n, pairs=pairs, chromium=chromium, at_once=at_once, progress=progress)
         except BrowserError as error:  # a file that is not a browser, or one that will not start here
             raise fail(f"--chromium {chromium}: the browser did not start: {str(error).splitlines()[0]}") from None
     if as_json:

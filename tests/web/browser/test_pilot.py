@@ -5,6 +5,7 @@ demographics, personality, reasons and outcomes filled from the answers the pilo
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -15,6 +16,7 @@ from duologue.cli import app as cli
 from duologue.core.schema import Message
 from duologue.web.export import export_folder
 from duologue.web.pilot import pilot
+from duologue.web.study import Partner
 from duologue.web.study_cli import builtin_studies
 
 from web.browser.conftest import CHROMIUM
@@ -107,3 +109,64 @@ def test_the_pilot_prints_json_when_asked():
     shown = json.loads(result.stdout)
     (person,) = shown["participants"]
     assert shown["study"] == "dealornodeal" and shown["dialogues"] == 1 and person["error"] is None and len(person["code"]) == 14
+
+
+PROLIFIC_STUDY_ID = "63aa0bcc1122334455667788"
+
+
+@pytest.mark.parametrize("crowd", ["links", "prolific", "mturk"])
+def test_the_pilot_reaches_a_code_for_everyone_on_a_study_of_each_crowd_mode(crowd):
+    """Signed links (the pilot signs them with the study's secret), Prolific's three ids with the
+    study's STUDY_ID, MTurk's ids: four people at once, each to a code and the platform's way back."""
+    from duologue.web.crowd import mode
+    from duologue.web.payments import Pay
+
+    extra = {"links": {"pay": Pay(link_secret="pilot-secret")}, "prolific": {"prolific_study_id": PROLIFIC_STUDY_ID}, "mturk": {}}[crowd]
+    study = STUDIES["casino"].model_copy(update={"bot_wait_seconds": 0.5, "crowd": crowd, **extra})
+    assert mode(study) == crowd
+    seen: list[tuple[str, str]] = []
+    results, dialogues = pilot(study, 4, chromium=str(CHROMIUM), at_once=4, progress=lambda result, where: seen.append((result.participant, where)))
+    assert [r.error for r in results] == [None] * 4, results
+    assert all(r.code and len(r.code) == 14 for r in results) and len(dialogues) == 4
+    assert {(r.participant, "done") for r in results} <= set(seen)  # the progress bar heard of each
+    crowd_ids = {p.participant_id for d in dialogues for p in d.parties if p.kind == "human"}
+    assert crowd_ids == {r.participant for r in results}
+    if crowd == "prolific":
+        assert all(re.fullmatch(r"[0-9a-f]{24}", r.participant) for r in results)
+        assert [r.redirect for r in results] == [f"https://app.prolific.com/submissions/complete?cc={r.code}" for r in results]
+    if crowd == "mturk":
+        assert {r.redirect for r in results} == {"https://workersandbox.mturk.com/mturk/externalSubmit"}
+
+
+def test_a_full_quota_is_reported_at_once_with_its_reason():
+    study = STUDIES["casino"].model_copy(update={"bot_wait_seconds": 0.5, "partners": [Partner(kind="bot", agent="rule")], "quotas": {"bot:rule": 0}})
+    results, dialogues = pilot(study, 2, chromium=str(CHROMIUM))
+    assert not dialogues
+    for result in results:
+        assert result.error is not None and "refused on lobby" in result.error and "full" in result.error, result
+        assert result.seconds < 20  # not the lobby's 120 s wait
+
+
+def test_a_refused_link_is_reported_at_once_with_its_reason():
+    """An arrival the platform refuses (here another Prolific study's STUDY_ID): the page's reason, in seconds."""
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from duologue.web.pilot import CHROMIUM_FLAGS, participant_run, running_platform
+
+    study = STUDIES["casino"].model_copy(update={"crowd": "prolific", "prolific_study_id": PROLIFIC_STUDY_ID})
+
+    async def run(base: str):
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+            try:
+                address = f"{base}/study/{study.id}?PROLIFIC_PID=abc&STUDY_ID=not-this-one&SESSION_ID=s1"
+                return await participant_run(browser, base, study, "abc", address=address)
+            finally:
+                await browser.close()
+
+    with running_platform([study]) as (base, _):
+        result = asyncio.run(run(base))
+    assert result.error is not None and result.error.startswith("refused on lobby: 403") and "another Prolific study" in result.error, result
+    assert result.seconds < 20 and result.code is None

@@ -8,7 +8,7 @@ import secrets
 from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import RedirectResponse
 
-from duologue.web import identity
+from duologue.web import crowd, identity
 from duologue.web.deps import PARTICIPANT_ID, PARTICIPANT_PARAMS, page, participant_from, platform
 from duologue.web.matchmaker import LobbyRefused
 from duologue.web.waiting import LobbyClock
@@ -34,12 +34,15 @@ async def lobby(request: Request, study_id: str):
     """The waiting room. Without a participant id, a guest id is made so anyone can try a task."""
     state = platform(request)
     study = state.study(study_id)
+    if crowd.is_preview(study, request.query_params):  # an MTurk worker looking before accepting: nobody is seated
+        return page(request, "preview.html", {"study": study})
     participant = participant_from(request)
-    if participant is None:
-        return RedirectResponse(f"/study/{study.id}?participant=guest-{secrets.token_hex(4)}", status_code=303)
     from duologue.web.routers.protocol import check_link, gate
 
+    if participant is None and crowd.mode(study) == "open":
+        return RedirectResponse(f"/study/{study.id}?participant=guest-{secrets.token_hex(4)}", status_code=303)
     check_link(request, study, participant)
+    assert participant is not None  # every crowd mode but `open` refuses an arrival without an id
     session = identity.session_of(request)
     fresh = session is None
     session = session or identity.new_session()

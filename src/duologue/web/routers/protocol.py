@@ -11,11 +11,11 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse
 
-from duologue.web import consent, identity, waiting
+from duologue.web import consent, crowd, identity, waiting
+from duologue.web.crowd import BAD_LINK
 from duologue.web import protocol as proto
 from duologue.web.deps import page, participant_from, platform
 from duologue.web.completion_codes import completion_code
-from duologue.web.payments import link_ok
 from duologue.web.study import Study
 
 router = APIRouter(tags=["protocol"])
@@ -25,28 +25,27 @@ def _url(study: Study, step: str, participant: str) -> str:
     return f"/protocol/{study.id}/{step}?{urlencode({'participant': participant})}"
 
 
-BAD_LINK = "this study link is not valid; please use the link you were given"
-
-
 def came_by_link(state: Any, study: Study, participant: str) -> bool:
-    """Whether the id may go on without a signature in the address: the study signs no links, or
-    this id's signed link was checked on the study page before (the pages after it carry no
-    signature). Only `check_link` marks that, so no other page can make an id look checked."""
-    if study.pay is None or not study.pay.link_secret:
+    """Whether the id may go on without its crowd platform's parameters in the address: the study
+    is open, or this id's arrival was checked on the study page before (the pages after it carry
+    only the id). Only `check_link` marks that, so no other page can make an id look checked."""
+    if crowd.mode(study) == "open":
         return True
     return bool(proto.progress_of(state).get(study.id, participant).get("link_checked"))
 
 
-def check_link(request: Request, study: Study, participant: str) -> None:
-    """Where the study signs its links, refuse one without a valid signature (before the id is
-    bound to this browser, so a guessed id cannot lock out its owner)."""
+def check_link(request: Request, study: Study, participant: str | None) -> None:
+    """Refuse an arrival the study's crowd mode does not admit (a link without a valid signature,
+    a Prolific arrival without its ids or from another study, ...), before the id is bound to this
+    browser, so a guessed id cannot lock out its owner."""
     state = platform(request)
-    if came_by_link(state, study, participant):
+    if participant is not None and came_by_link(state, study, participant):
         return
-    assert study.pay is not None and study.pay.link_secret
-    if not link_ok(study.pay.link_secret, study.id, participant, request.query_params.get("sig")):
-        raise HTTPException(403, BAD_LINK)
-    proto.progress_of(state).update(study.id, participant, {"link_checked": True})
+    problem = crowd.arrival_problem(study, participant, request.query_params)
+    if problem is not None:
+        raise HTTPException(403, problem)
+    if participant is not None and crowd.mode(study) != "open":
+        proto.progress_of(state).update(study.id, participant, {"link_checked": True})
 
 
 def gate(request: Request, state: Any, study: Study, participant: str) -> RedirectResponse | None:
@@ -187,4 +186,4 @@ async def waiting_code(request: Request, study_id: str):
             raise HTTPException(409, problem)
         left = min(waiting.waited(data, time.time()), study.pay.waiting_max_seconds)
         store.update(study.id, participant, {"left_waiting": round(left, 1), "waiting_code": code})
-    return page(request, "done.html", {"code": code, "study": study})
+    return page(request, "done.html", {"code": code, "study": study, **crowd.finish(study, code, data.get("crowd") or {})})

@@ -8,7 +8,9 @@ from fastapi import APIRouter, Body, HTTPException, Request
 from fastapi.responses import RedirectResponse
 
 from duologue.core.schema import Dialogue, Rating
+from duologue.web import crowd
 from duologue.web.deps import page, platform
+from duologue.web.protocol import progress_of
 from duologue.web.frames import invalid_text
 from duologue.web.payments import too_short
 from duologue.web.questionnaires import InvalidAnswers, QuestionnaireForm, completion_code, forms_for, get_questionnaire
@@ -67,6 +69,16 @@ def code_for(state, info, seat: Seat) -> str:
     return completion_code(state.settings.secret, info.study_id, seat.participant_id or seat.token, prefix=state.settings.completion_code_prefix)
 
 
+def _done(request: Request, state: Any, study: Study | None, seat: Seat):
+    """The code page, with the study's crowd platform's way back (`crowd.finish`)."""
+    code = seat.completion_code or ""
+    extra: dict[str, Any] = {}
+    if study is not None:
+        ids = (progress_of(state).get(study.id, seat.participant_id).get("crowd") or {}) if seat.participant_id else {}
+        extra = crowd.finish(study, code, ids)
+    return page(request, "done.html", {"code": code, "study": study, **extra})
+
+
 def _finish(state, info, seat: Seat, ratings) -> Seat:
     return state.storage.complete_questionnaire(seat.token, ratings, code_for(state, info, seat))
 
@@ -80,11 +92,11 @@ async def questionnaire_page(request: Request, token: str):
             return RedirectResponse(f"/chat/{token}", status_code=303)
         raise
     if seat.questionnaire_done:
-        return page(request, "done.html", {"code": seat.completion_code, "study": study})
+        return _done(request, state, study, seat)
     forms = party_forms(study, dialogue, seat)
     if not forms:
         seat = _finish(state, info, seat, [])
-        return page(request, "done.html", {"code": seat.completion_code, "study": study})
+        return _done(request, state, study, seat)
     return page(request, "questionnaire.html", {"forms": forms, "token": token, "problems": [], "answers": {}, "study": study})
 
 
@@ -92,7 +104,7 @@ async def questionnaire_page(request: Request, token: str):
 async def questionnaire_submit(request: Request, token: str):
     state, seat, info, dialogue, study = _context(request, token)
     if seat.questionnaire_done:
-        return page(request, "done.html", {"code": seat.completion_code, "study": study})
+        return _done(request, state, study, seat)
     form_data = await request.form()
     answers = {k: v for k, v in form_data.items() if k != "submit"}
     forms = party_forms(study, dialogue, seat)
@@ -100,7 +112,7 @@ async def questionnaire_submit(request: Request, token: str):
     if problems:
         return page(request, "questionnaire.html", {"forms": forms, "token": token, "problems": problems, "answers": answers, "study": study}, status_code=422)
     seat = _finish(state, info, seat, ratings)
-    return page(request, "done.html", {"code": seat.completion_code, "study": study})
+    return _done(request, state, study, seat)
 
 
 @router.get("/api/questionnaire/{token}")
