@@ -17,7 +17,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from duologue.web.completion_codes import normalise_code
 from duologue.web.deps import page, platform
-from duologue.web.export import export_zip
+from duologue.web.export import end_reason_counts, export_zip
 from duologue.web.participants import export_extras
 from duologue.web.protocol import file_fields, progress_of
 from duologue.web.routers.ratings import pool
@@ -82,6 +82,7 @@ def counts(state) -> dict[str, Any]:
             "quotas": quotas,
             "per_scenario": study.per_scenario,
             "scenarios_used": len({i.scenario_key for i in infos}),
+            "end_reasons": end_reason_counts((study.id, i.end_reason) for i in finished).get(study.id, {}),
         }
     total = {key: sum(s[key] for s in studies.values()) for key in ("waiting", "in_dialogue", "live_dialogues", "finished", "rated")}
     return {"total": total, "studies": studies}
