@@ -93,6 +93,7 @@
       var last = msg.events.length ? msg.events[msg.events.length - 1] : null;
       if (!state || msg.events.length > state.events.length && last && last.party !== msg.party) { $("typing").textContent = ""; clearTimeout(typingTimer); }
       state = msg; loadWidget(); render();
+      if (msg.done || msg.partner_left) $("connection").hidden = true;  // nobody to wait for any more
     }
     else if (msg.type === "typing") {
       $("typing").textContent = "Your partner is typing…";
