@@ -62,7 +62,7 @@ def _from_progress(participant: str, study: Any, arrived: float, data: dict[str,
     step = next_step(study.protocol, data)
     if step is not None:
         return Where(participant, study.id, "protocol", step, since)
-    return Where(participant, study.id, "lobby", "through the protocol, not waiting", since, connected=False)
+    return Where(participant, study.id, "lobby", "through the protocol, not waiting" if study.protocol is not None else "arrived, not waiting", since, connected=False)
 
 
 def places(
