@@ -39,13 +39,27 @@ studies:
   - id: casino-bot
     task: casino-v0
     partners: [{kind: bot}]
+  - id: leave-end
+    task: casino-v0
+    partners: [{kind: human}]
+    on_partner_leave: end
+    partner_grace_seconds: 2
+    pay: {base: 1.5, min_messages: 2, left_pay_per_minute: 6}
+  - id: leave-bot
+    task: casino-v0
+    partners: [{kind: human}, {kind: bot, agent: rule}]
+    bot_wait_seconds: 600
+    on_partner_leave: bot
+    partner_grace_seconds: 2
+    pay: {base: 1.5, min_messages: 2}
 """ + "".join(f"""  - id: people-{task}
     task: {task}
     turn_taking: alternate
     partners: [{{kind: human}}]
 """ for task in BUILT_IN_TASKS)
-"""The studies every test server runs: people only (pairing across workers), a bot (takeover), and
-people only for each built-in task (`people-<task id>`)."""
+"""The studies every test server runs: people only (pairing across workers), a bot (takeover), a
+partner who leaves under each `on_partner_leave` policy, and people only for each built-in task
+(`people-<task id>`)."""
 
 
 def free_port() -> int:

@@ -146,10 +146,11 @@ def test_partner_disconnect_ends_cleanly_after_the_reconnect_window(make_client)
         until(ws, state_where(lambda s: True))
         ws.send_json({"type": "move", "action": {"kind": "say", "text": "hello? are you there?"}})
         final = until(ws, state_where(lambda s: s["done"]))  # B never connects
-    assert final["end_reason"] == "disconnect"
+    assert final["end_reason"] == "partner_left" and final["partner_left"] is True  # the study's default `on_partner_leave: end`
     assert final["questionnaire_url"] == f"/questionnaire/{token_a}"
     dialogue = storage(client).dialogue(final["dialogue"])
-    assert dialogue.events[-1].kind == "system" and dialogue.events[-1].name == "disconnect"
+    assert dialogue.events[-1].kind == "system" and dialogue.events[-1].name == "partner_left"
+    assert dialogue.events[-1].data == {"party": next(p.id for p in dialogue.parties if p.id != final["party"])}
     assert dialogue.outcome is not None
     answer = client.post(f"/api/questionnaire/{token_a}", json={"0.satisfaction": 3, "0.opponent_likeness": 1})
     assert answer.status_code == 200 and answer.json()["completion_code"]

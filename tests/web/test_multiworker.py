@@ -20,7 +20,7 @@ from duologue import cli
 from duologue.tasks import TASKS
 from duologue.web.storage import Storage
 from web.services import BUILT_IN_TASKS, chat, latest_state, lobby, mover, redis_server, seat_token, servers, shared_postgres  # noqa: F401 (fixtures)
-from web.webtest_helpers import next_move
+from web.webtest_helpers import ADMIN, next_move
 
 
 def until_reply(ws, move_id: str, seen: list) -> dict:
@@ -205,3 +205,65 @@ def test_a_waiter_whose_worker_died_is_never_paired(servers, redis_server):
     finally:
         storage.close()
     assert client.zscore("duologue:lobby:casino-people", "ghost") is None
+
+
+def _one_message_then_b_leaves(first, second, study: str, a: str, b: str):
+    """A on `first`, B on `second`; A says one thing; B closes their page and never comes back.
+    Returns A's socket (open), A's and B's tokens, and A's party."""
+    waiting_a, waiting_b = lobby(first, study, a), lobby(second, study, b)
+    token_a, token_b = seat_token(waiting_a), seat_token(waiting_b)
+    ws_a = chat(first, token_a)
+    state = latest_state(ws_a)
+    with chat(second, token_b) as ws_b:
+        latest_state(ws_b)
+    ws_a.send_json({"type": "move", "action": {"kind": "say", "text": "Hello! I could really use some extra water."}, "move_id": uuid.uuid4().hex})
+    return ws_a, token_a, token_b, state["party"]
+
+
+def _until_done(ws) -> dict:
+    while True:
+        frame = ws.receive_json()
+        if frame.get("type") == "state" and frame["done"]:
+            return frame
+
+
+def test_a_partner_who_leaves_on_another_process_leaves_a_code_and_pay_behind(servers):
+    """`on_partner_leave: end` across two processes: B, on the other process, leaves after A's one
+    message; past the grace period A's dialogue ends as `partner_left` and A gets a code on either process."""
+    first, second = servers(2)
+    ws_a, token_a, token_b, party_a = _one_message_then_b_leaves(first, second, "leave-end", "end-ann", "end-ben")
+    with ws_a:
+        final = _until_done(ws_a)
+    assert final["end_reason"] == "partner_left" and final["partner_left"] is True
+    stored, info = stored_dialogue(first, final["dialogue"])
+    assert info.status == "finished" and info.end_reason == "partner_left"
+    assert stored.events[-1].name == "partner_left" and stored.events[-1].data["party"] != party_a
+    answer = httpx.post(f"{second.base}/api/questionnaire/{token_a}", json={"0.satisfaction": 3, "0.opponent_likeness": 1}, timeout=10)
+    assert answer.status_code == 200 and answer.json()["completion_code"], answer.text
+    assert httpx.get(f"{first.base}/questionnaire/{token_b}", timeout=10).status_code == 403  # the one who left: held to min_messages
+    counts = httpx.get(f"{second.base}/admin/api/counts", headers={"X-Admin-Token": ADMIN}, timeout=10).json()
+    assert counts["studies"]["leave-end"]["end_reasons"] == {"partner_left": 1}
+
+
+def test_under_bot_a_bot_takes_the_seat_left_on_another_process(servers):
+    first, second = servers(2)
+    ws_a, token_a, token_b, party_a = _one_message_then_b_leaves(first, second, "leave-bot", "bot-ann", "bot-ben")
+    seen: dict[str, list] = {"bot-ann": []}
+
+    def bot_moved(state: dict) -> bool:
+        kinds = [(e["kind"], e.get("name"), e["party"]) for e in state["events"]]
+        handed = next((i for i, (kind, name, _) in enumerate(kinds) if kind == "system" and name == "handover"), None)
+        return handed is not None and any(party not in (None, party_a) for _, _, party in kinds[handed + 1 :])
+
+    with ws_a:
+        state = latest_state(ws_a, seen=seen["bot-ann"])
+        while not bot_moved(state):  # the bot answers A's message in the departed person's seat
+            state = latest_state(ws_a, seen=seen["bot-ann"])
+        final = play_to_a_deal({"bot-ann": ws_a}, seen, limit=60, states={"bot-ann": state})
+    stored, info = stored_dialogue(second, final["bot-ann"]["dialogue"])
+    assert info.status == "finished" and info.end_reason != "partner_left"
+    handover = next(e for e in stored.events if e.kind == "system")
+    assert handover.name == "handover" and handover.data["party"] != party_a
+    view = httpx.get(f"{second.base}/api/chat/{token_a}/view", timeout=10).json()
+    assert view["done"] and len(view["events"]) == len(stored.events)
+    assert httpx.post(f"{second.base}/api/questionnaire/{token_a}", json={"0.satisfaction": 3, "0.opponent_likeness": 1}, timeout=10).status_code == 200

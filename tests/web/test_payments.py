@@ -185,7 +185,7 @@ def test_a_dialogue_left_before_anyone_typed_counts_toward_no_quota_and_reaches_
     token_a, _ = pair_two(client, "people")
     with client.websocket_connect(f"/ws/chat/{token_a}") as ws:
         final = until(ws, state_where(lambda s: s["done"]))  # nobody types; the partner never comes
-    assert final["end_reason"] == "disconnect"
+    assert final["end_reason"] == "partner_left"  # the partner never came: a leave, set aside all the same
     assert storage.set_aside("people") == {final["dialogue"]: "no messages"}
     assert storage.count_by("people", "pairing") == {} and storage.ratable("people") == []
     assert pair_two(client, "people", "carol", "dave")  # the quota of one is still open

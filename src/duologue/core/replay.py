@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 
 from duologue.core import actions
-from duologue.core.schema import Event, SystemNote
+from duologue.core.schema import CONTINUING_NOTES, Event, SystemNote
 from duologue.core.task import IllegalAction, Task
 
 
@@ -52,7 +52,10 @@ def _step(task: Task, event: Event, number: int) -> None:
         if isinstance(event, SystemNote):
             if task.done:
                 raise ReplayMismatch(f"event {number} ({event.name}) comes after the end")
-            task.end(event.name or "ended")
+            if event.name in CONTINUING_NOTES:
+                task.events.append(event.model_copy(deep=True))  # recorded, and the dialogue goes on
+            else:
+                task.end(event.name or "ended")
         else:
             task.step(action_of(event), event.party)
     except IllegalAction as error:

@@ -147,6 +147,12 @@ class SystemNote(EventBase):
     data: dict[str, JSONValue] = Field(default_factory=dict)
 
 
+CONTINUING_NOTES = frozenset({"handover"})
+"""System notes that record something without ending the dialogue: `handover`, a seat a person
+left that a bot plays from then on (`data`: the seat's `party` and the bot's `agent`). Replay keeps
+them in the transcript and goes on; every other system note ends the dialogue."""
+
+
 class GenericEvent(EventBase):
     """An event of a kind no installed task registered (a dialogue stored by a plug-in task that is
     not installed here). Its fields are kept as they are, so the dialogue stays readable and writes

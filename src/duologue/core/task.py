@@ -26,7 +26,7 @@ from typing import Any, Callable, ClassVar, Literal
 from pydantic import Field
 
 from duologue.core import actions, moves
-from duologue.core.schema import Dialogue, Event, Model, Outcome, Party, Scenario, Source, SystemNote
+from duologue.core.schema import CONTINUING_NOTES, Dialogue, Event, Model, Outcome, Party, Scenario, Source, SystemNote
 from duologue.core.spec import TaskSpec
 from duologue.core.values import Values, outcome_figures
 
@@ -231,7 +231,8 @@ class Task(ABC):
             if engine.done:
                 break
             if isinstance(event, SystemNote):
-                engine.truncated, engine.end_reason = True, event.name
+                if event.name not in CONTINUING_NOTES:
+                    engine.truncated, engine.end_reason = True, event.name
                 engine.events.append(event)
                 continue
             try:

@@ -10,15 +10,19 @@ here (`duologue.llm.replies.clean_value`) before the move is judged, so it can n
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import random
 import time
+from typing import Any
 
 from duologue.agents import make_agent
 from duologue.core import actions
 from duologue.core.agent import Agent
+from duologue.core.schema import SystemNote
 from duologue.core.task import IllegalAction, Task
 from duologue.llm.replies import clean_value
+from duologue.web.clocks import HANDOVER
 from duologue.web.presence import LiveParts
 from duologue.web.storage import Seat
 
@@ -51,9 +55,39 @@ class Bots(LiveParts):
 
     def _bot_to_move(self) -> str | None:
         for party, occupant in self.occupants.items():
-            if occupant.agent is not None and self.task.legal_actions(party) and (self.task.turn_taking == "alternate" and self.task.to_move == party):
+            if occupant.agent is not None and self.task.legal_actions(party) and self._bots_turn(party):
                 return party
         return None
+
+    def _bots_turn(self, party: str) -> bool:
+        """Whether the bot in `party`'s seat moves now: on its turn; in a dialogue whose turns are
+        free (two people, one of whom left it to a bot), once after each move of its partner."""
+        if self.task.turn_taking == "alternate":
+            return self.task.to_move == party
+        last = next((e.party for e in reversed(self.task.events) if e.party is not None), None)
+        return last is not None and last != party
+
+    def hand_to_bot(self, party: str) -> None:
+        """A person left for good (`on_partner_leave: bot`): the study's bot plays their seat from
+        now on, and the transcript says so (a `HANDOVER` note, which replays and ends nothing)."""
+        agent = self.study.leave_bot
+        self.task.events.append(SystemNote(party=None, time=time.time(), name=HANDOVER, data={"party": party, "agent": agent}))
+        self._seat_to_bot(party, agent)
+
+    def take_handovers(self, events: list[Any]) -> None:
+        """The seats that `HANDOVER` notes among `events` gave to a bot (a replica, a dialogue rebuilt from storage)."""
+        for event in events:
+            if isinstance(event, SystemNote) and event.name == HANDOVER:
+                party = event.data.get("party")
+                if isinstance(party, str) and party in self.occupants and self.occupants[party].seat.kind == "human":
+                    agent = event.data.get("agent")
+                    self._seat_to_bot(party, agent if isinstance(agent, str) else self.study.leave_bot)
+
+    def _seat_to_bot(self, party: str, agent: str) -> None:
+        occupant = self.occupants[party]
+        occupant.seat = dataclasses.replace(occupant.seat, kind="bot", agent=agent)
+        occupant.agent = make_bot(occupant.seat, self.task, self.task.seed)
+        occupant.away_since = None
 
     async def _bot_turns(self) -> None:
         while not self.task.done and (party := self._bot_to_move()) is not None:

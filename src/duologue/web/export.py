@@ -8,7 +8,7 @@ What an export holds (the same layout in a folder and in a zip)::
     native/mutualfriends/mutualfriends.json
     native/duo/<setting>/<lang>/<id>.json  DUO records, one file per dialogue
     participants.csv, participants.parquet  one row per participant (`duologue.web.participants`), when given
-    manifest.json                        counts, files, and what the native files leave out
+    manifest.json                        counts (with each study's end reasons), files, and what the native files leave out
 
 Dialogues set aside as too short to earn a code (`set_aside`: dialogue id -> reason) stay in the
 export, flagged: `meta.set_aside` in `dialogues.jsonl` carries the reason, and the manifest lists
@@ -83,6 +83,8 @@ class ExportReport:
     """Dialogue id -> why it was set aside (too short to earn a code); flagged in the jsonl too."""
     participants: list[str] = field(default_factory=list)
     """The participant table's files, when one was written."""
+    end_reasons: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per study, how many dialogues ended for each reason (`agreement`, `timeout`, `partner_left`, ...)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -102,11 +104,21 @@ class ExportReport:
             "without_format": self.without_format,
             "set_aside": self.set_aside,
             "participants": self.participants,
+            "end_reasons": self.end_reasons,
             "note": (
                 "dialogues.jsonl holds everything; native/<corpus>/ holds what each corpus's own "
                 "format can carry. not_in_native counts ratings that only dialogues.jsonl keeps."
             ),
         }
+
+
+def end_reason_counts(ends: Iterable[tuple[str, str | None]]) -> dict[str, dict[str, int]]:
+    """Per study, how many dialogues ended for each reason, from (study, end reason) pairs; a
+    dialogue with no reason yet counts as `live`."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for study, reason in ends:
+        counts[study][reason or "live"] += 1
+    return {study: dict(sorted(c.items())) for study, c in sorted(counts.items())}
 
 
 def formats_by_task() -> dict[str, CorpusFormat]:
@@ -142,6 +154,7 @@ def export_folder(dialogues: Iterable[Dialogue], out: Path | str, *, set_aside: 
     if participants is not None:
         report.participants = write_participants(participants, out)
     report.per_task = dict(sorted(Counter(d.meta.get("task_id") or d.task for d in items).items()))
+    report.end_reasons = end_reason_counts((str(d.meta.get("study") or ""), d.meta.get("end_reason")) for d in items)
     write_dialogues(items, out / JSONL_NAME)
 
     by_task: dict[str, list[Dialogue]] = defaultdict(list)

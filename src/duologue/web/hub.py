@@ -112,6 +112,7 @@ class LiveHub(Leases):
         for seat in self.storage.seats(info.id):
             occupants[seat.party] = Occupant(seat=seat, agent=make_bot(seat, task, task.seed) if seat.kind == "bot" else None)
         live = LiveDialogue(self, study, task, info.id, occupants, info.pairing, info.scenario_key, clock=clock, started=started, stored=len(events))
+        live.take_handovers(events)
         if task.done:
             live.final = live._final_record()
         return live

@@ -39,7 +39,7 @@ from duologue.core.task import IllegalAction, Task
 from duologue.web.bots import Bots, make_bot
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.clocks import Clocks
-from duologue.web.payments import set_aside
+from duologue.web.payments import partner_left, set_aside
 from duologue.web.presence import Occupant, Presence
 from duologue.web.deltas import UNSHOWABLE, encode, frame_text
 from duologue.web.replay import ReplayClock, ReplayMismatch, replay
@@ -177,6 +177,7 @@ class LiveDialogue(Presence, Bots, Clocks):
             "done": done,
             "feedback": observation.feedback,
             "partner_connected": self._partner_connected(party),
+            "partner_left": partner_left(self.task, party),
             "outcome": safe_outcome(dialogue, party) if dialogue is not None else None,
             "end_reason": self.task.end_reason,
             "questionnaire_url": f"/questionnaire/{seat.token}" if done else None,
@@ -341,6 +342,7 @@ class LiveDialogue(Presence, Bots, Clocks):
                     raise
                 self.stored = len(self.task.events)
                 self.last_move = max(self.last_move, new[-1].time or 0.0)
+                self.take_handovers(new)
         if self.task.done and self.final is None:
             self.final = self._final_record()
             self.hub.finished(self)

@@ -166,3 +166,8 @@ class SharedLobby:
 
     async def lobby_size(self, study_id: str) -> int:
         return int(await self._call(lambda: self.redis.zcard(self._lobby(study_id))))
+
+    async def lobby_members(self, study_id: str) -> list[tuple[str, float]]:
+        """Who waits in a study's lobby, on any worker, with since when (the admin's monitor)."""
+        found = await self._call(lambda: self.redis.zrange(self._lobby(study_id), 0, -1, withscores=True))
+        return [(member.decode() if isinstance(member, bytes) else str(member), float(score)) for member, score in found]

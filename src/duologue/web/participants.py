@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from duologue.web import protocol as proto
-from duologue.web.payments import figures_of
+from duologue.web.payments import dialogue_bonus
 
 CROWD_COLUMNS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId", "assignmentId", "hitId")
 """The crowd platforms' ids, as the arrival's query carried them."""
@@ -85,7 +85,7 @@ def _dialogue_part(study: Any, storage: Any, seats: list[tuple[Any, Any]], set_a
         if study.pay is not None and info.status == "finished" and seat.completion_code:
             dialogue = storage.dialogue(info.id)
             if dialogue is not None:
-                bonus += study.pay.bonus_for(figures_of(dialogue, seat.party))
+                bonus += dialogue_bonus(study.pay, dialogue, seat.party)[0]
     return {
         "dialogues": ";".join(info.id for _, info in seats),
         "pairings": ";".join(info.pairing for _, info in seats),

@@ -14,11 +14,17 @@ pay:
   waiting_pay_per_minute: 0.10        # bonus for time in the waiting room (a person never paired who left with a code)
   waiting_max_seconds: 1800           # waiting pays for at most this long
   min_messages: 2                     # fewer messages by the person: no code, no bonus
+  left_pay_per_minute: 0.10           # a person whose partner left: pay for the dialogue's minutes (default: waiting_pay_per_minute)
 ```
 
 Formula names: `points` (the person's score), `partner_points`, `agreed` (1 or 0), `messages` (the
-person's messages), `seconds` (the dialogue's length), `waited` (seconds in the waiting room). Only
-numbers, these names, + - * / ( ), `min`, `max` and `round` are allowed.
+person's messages), `seconds` (the dialogue's length), `waited` (seconds in the waiting room),
+`partner_left` (1 when the person's partner left the dialogue, else 0). Only numbers, these names,
++ - * / ( ), `min`, `max` and `round` are allowed.
+
+A person whose partner left (the dialogue ended as `partner_left`, or a bot took the partner's seat)
+is never held to `min_messages`: they get a completion code, their formula bonus, and pay for the
+dialogue's time at `left_pay_per_minute` (capped like waiting, by `waiting_max_seconds`).
 """
 
 from __future__ import annotations
@@ -35,7 +41,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from duologue.core.text import visible
 
-FORMULA_NAMES = ("points", "partner_points", "agreed", "messages", "seconds", "waited")
+FORMULA_NAMES = ("points", "partner_points", "agreed", "messages", "seconds", "waited", "partner_left")
+LEAVE_NOTES = ("partner_left", "handover")
+"""System notes that name (in `data.party`) a person who left a dialogue between two people."""
 _FUNCTIONS: dict[str, Callable[..., float]] = {"min": min, "max": max, "round": lambda value, digits=0: round(value, int(digits))}
 _OPERATORS: dict[type[ast.operator], Callable[[float, float], float]] = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b if b else 0.0}
 
@@ -90,6 +98,8 @@ class Pay(BaseModel):
     waiting_max_seconds: float = Field(default=1800.0, gt=0, allow_inf_nan=False)
     """Waiting pays for at most this long (`duologue.web.waiting`): a lobby left open all night is not a night's pay."""
     min_messages: int = Field(default=0, ge=0)
+    left_pay_per_minute: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """Pay per minute of the dialogue for a person whose partner left (None = `waiting_pay_per_minute`)."""
     link_secret: str | None = None
     """When set, only links signed with it (`duologue study links`) are let in."""
 
@@ -102,7 +112,7 @@ class Pay(BaseModel):
 
     def bonus_for(self, figures: dict[str, float]) -> float:
         """The bonus for one dialogue (0 below `min_messages`), capped by `max_bonus`, in cents' precision."""
-        if figures.get("messages", 0) < self.min_messages:
+        if figures.get("messages", 0) < self.min_messages and not figures.get("partner_left"):
             return 0.0
         amount = max(0.0, evaluate(self.bonus, figures)) if self.bonus else 0.0
         if self.max_bonus is not None:
@@ -117,6 +127,11 @@ class Pay(BaseModel):
 
     def waiting_bonus(self, waited: float) -> float:
         return round(self.waiting_pay_per_minute * min(waited, self.waiting_max_seconds) / 60.0, 2)
+
+    def left_bonus(self, seconds: float) -> float:
+        """Pay for the time of a person whose partner left, capped by `waiting_max_seconds`."""
+        rate = self.left_pay_per_minute if self.left_pay_per_minute is not None else self.waiting_pay_per_minute
+        return round(rate * min(seconds, self.waiting_max_seconds) / 60.0, 2)
 
     def redirect(self, code: str) -> str | None:
         return self.completion_url.replace("{code}", code) if self.completion_url else None
@@ -149,6 +164,22 @@ class Payment:
     why: str
 
 
+def left_party(dialogue: Any) -> str | None:
+    """The party who left a dialogue between two people (the end was theirs), or None."""
+    for event in getattr(dialogue, "events", None) or []:
+        if event.kind == "system" and getattr(event, "name", None) in LEAVE_NOTES:
+            party = (getattr(event, "data", None) or {}).get("party")
+            if isinstance(party, str):
+                return party
+    return None
+
+
+def partner_left(dialogue: Any, party_id: str) -> bool:
+    """Whether `party_id`'s partner left the dialogue (so its end was not theirs)."""
+    left = left_party(dialogue)
+    return left is not None and left != party_id
+
+
 def figures_of(dialogue: Any, party_id: str) -> dict[str, float]:
     """A dialogue's figures for one party, the names a bonus formula may use."""
     outcome = dialogue.outcome
@@ -161,13 +192,14 @@ def figures_of(dialogue: Any, party_id: str) -> dict[str, float]:
         "agreed": 1.0 if outcome is not None and outcome.agreed else 0.0,
         "messages": float(sum(1 for e in dialogue.events if e.kind == "message" and e.party == party_id and visible(getattr(e, "text", "")))),
         "seconds": float(max(times) - min(times)) if times else 0.0,
+        "partner_left": 1.0 if partner_left(dialogue, party_id) else 0.0,
     }
 
 
 def too_short(pay: Pay | None, dialogue: Any, party_id: str) -> str | None:
     """Why this party's dialogue earns no completion code (fewer messages of theirs than the
     study's `min_messages`), or None."""
-    if pay is None or not pay.min_messages or dialogue is None:
+    if pay is None or not pay.min_messages or dialogue is None or partner_left(dialogue, party_id):
         return None
     written = int(figures_of(dialogue, party_id)["messages"])
     if written >= pay.min_messages:
@@ -190,6 +222,16 @@ def set_aside(pay: Pay | None, dialogue: Any) -> str | None:
     return None
 
 
+def dialogue_bonus(pay: Pay, dialogue: Any, party_id: str) -> tuple[float, str]:
+    """One party's bonus for one dialogue and what it is for: the formula's, plus pay for the
+    dialogue's time when their partner left it."""
+    figures = figures_of(dialogue, party_id)
+    amount = pay.bonus_for(figures)
+    if not figures["partner_left"]:
+        return amount, dialogue.id
+    return round(amount + pay.left_bonus(figures["seconds"]), 2), f"{dialogue.id} (partner left after {figures['seconds']:.0f}s)"
+
+
 def payments(pay: Pay, dialogues: Iterable[Any], waiting: Iterable[tuple[str, float]] = ()) -> list[Payment]:
     """Bonuses per participant: each finished dialogue's formula bonus, plus pay for waiting-room
     time (capped) of those who left with a code and played no dialogue here (never both). Zero
@@ -199,10 +241,10 @@ def payments(pay: Pay, dialogues: Iterable[Any], waiting: Iterable[tuple[str, fl
         for party in dialogue.parties:
             if party.kind != "human" or not party.participant_id:
                 continue
-            amount = pay.bonus_for(figures_of(dialogue, party.id))
+            amount, why = dialogue_bonus(pay, dialogue, party.id)
             entry = totals.setdefault(party.participant_id, [0.0, ""])
             entry[0] = float(entry[0]) + amount
-            entry[1] = f"{entry[1]} {dialogue.id}".strip()
+            entry[1] = f"{entry[1]} {why}".strip()
     for participant, waited in waiting:
         if participant in totals:
             continue

@@ -22,6 +22,7 @@ from duologue.web.storage import Seat
 if TYPE_CHECKING:
     from duologue.core.task import Task
     from duologue.web.hub import LiveHub
+    from duologue.web.study import Study
 
 
 class Connection(Protocol):
@@ -52,6 +53,7 @@ class LiveParts:
 
     if TYPE_CHECKING:
         hub: LiveHub
+        study: Study
         task: Task
         id: str
         occupants: dict[str, Occupant]
@@ -63,6 +65,8 @@ class LiveParts:
         sending: asyncio.Lock
 
         def view(self, party: str) -> dict[str, Any]: ...
+        def grace_seconds(self) -> float: ...
+        def hand_to_bot(self, party: str) -> None: ...
         async def view_now(self, party: str) -> dict[str, Any]: ...
         async def safe_view_now(self, party: str) -> dict[str, Any] | None: ...
         async def send_everywhere(self, party: str, message: dict[str, Any]) -> None: ...
@@ -92,7 +96,8 @@ class Presence(LiveParts):
         occupant.away_since = None
         await self.hub.mark_present(self.id, party, True)
         await self.resend(party, connection)
-        await self._tell_partner(party, True)
+        if occupant.seat.kind == "human":  # not a person whose seat a bot took over
+            await self._tell_partner(party, True)
 
     def _make_room(self, occupant: Occupant) -> None:
         """At most `sockets_per_seat` connections per seat on this worker (each move is sent to
@@ -133,7 +138,7 @@ class Presence(LiveParts):
         occupant.frames.forget(connection)
         if not occupant.connections:
             await self.hub.mark_present(self.id, party, False)
-            if not self.task.done and not occupant.elsewhere:
+            if not self.task.done and not occupant.elsewhere and occupant.seat.kind == "human":
                 occupant.away_since = time.time()
                 await self._tell_partner(party, False)
                 self.wakeup.set()
@@ -141,7 +146,7 @@ class Presence(LiveParts):
     async def _tell_partner(self, party: str, connected: bool) -> None:
         other = self.task.other(party)
         if self.occupants[other].seat.kind == "human" and not self.task.done:
-            await self.send_everywhere(other, {"type": "partner", "connected": connected, "reconnect_seconds": self.hub.settings.reconnect_seconds})
+            await self.send_everywhere(other, {"type": "partner", "connected": connected, "reconnect_seconds": self.grace_seconds()})
 
     async def refresh_presence(self) -> None:
         """Multi-process mode: which people have a connection on another worker (for clocks and views).

@@ -503,6 +503,18 @@ class Storage:
                 rows = connection.execute(query).all()
         return [(Seat(*row[:seat_width]), DialogueInfo(*row[seat_width:])) for row in rows]
 
+    def study_seats(self, study_id: str) -> list[tuple[Seat, DialogueInfo]]:
+        """Every person's seat in a study's dialogues with its dialogue, oldest dialogue first (the admin's monitor)."""
+        query = (
+            select(*_SEAT_COLUMNS, *_INFO_COLUMNS)
+            .join(DialogueRow, DialogueRow.id == SeatRow.dialogue_id)
+            .where(DialogueRow.study_id == study_id, SeatRow.kind == "human")
+            .order_by(DialogueRow.created_at, SeatRow.id)
+        )
+        width = len(_SEAT_COLUMNS)
+        with self.reader.connect() as connection:
+            return [(Seat(*row[:width]), DialogueInfo(*row[width:])) for row in connection.execute(query)]
+
     def seated_participants(self, study_id: str) -> set[str]:
         """Every person seated in one of a study's dialogues, whatever became of it (they are paid
         for their dialogue, never for waiting)."""

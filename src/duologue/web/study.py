@@ -94,6 +94,14 @@ class Study(_Strict):
     """With a bot: which party the person plays ; None = the task spec's `person`, else drawn at random."""
     turn_taking: Literal["free", "alternate"] = "free"
     """Between two people: `free` lets either move whenever the rules allow; bots always alternate."""
+    on_partner_leave: Literal["end", "bot"] = "end"
+    """Between two people, when one leaves (their page gone past `partner_grace_seconds`): `end`
+    ends the dialogue as `partner_left`; `bot` hands their seat to the study's bot partner (the
+    first bot in `partners`, else `rule`) and the dialogue goes on. Either way the person left
+    behind gets a completion code whatever `min_messages` says, and pay for their time."""
+    partner_grace_seconds: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    """How long a person who lost their connection has to come back before they count as gone
+    (None = the platform's `reconnect_seconds`, 30 s by default)."""
     time_limit_seconds: float | None = Field(default=600.0, gt=0, allow_inf_nan=False)
     """Whole-dialogue time limit (a countdown on screen); None = none."""
     idle_seconds: float | None = Field(default=None, gt=0, allow_inf_nan=False)
@@ -146,6 +154,12 @@ class Study(_Strict):
     @property
     def bots(self) -> list[Partner]:
         return [p for p in self.partners if p.kind == "bot"]
+
+    @property
+    def leave_bot(self) -> str:
+        """The agent spec that takes a departed person's seat under `on_partner_leave: bot`."""
+        bots = self.bots
+        return bots[0].agent if bots else "rule"
 
 
 def default_studies(bot_wait_seconds: float = 5.0) -> list[Study]:

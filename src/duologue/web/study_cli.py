@@ -163,12 +163,15 @@ def _codes(found: Study, settings: Settings, storage: Storage, progress: Progres
 
     rows = []
     for info in storage.dialogues(study_id=found.id):
-        dialogue = storage.dialogue(info.id) if found.pay and found.pay.min_messages else None
+        dialogue = storage.dialogue(info.id) if info.status == "finished" else None
         for seat in storage.seats(info.id):
             if seat.kind == "human" and seat.completion_code:
-                messages = int(figures_of(dialogue, seat.party)["messages"]) if dialogue else None
-                short = found.pay is not None and messages is not None and messages < found.pay.min_messages
-                rows.append({"participant": seat.participant_id, "code": seat.completion_code, "why": "dialogue", "dialogue": info.id, "note": f"only {messages} message(s)" if short else ""})
+                figures = figures_of(dialogue, seat.party) if dialogue else None
+                short = found.pay is not None and figures is not None and figures["messages"] < found.pay.min_messages
+                note = f"only {int(figures['messages'])} message(s)" if figures and short else ""
+                if figures and figures["partner_left"]:
+                    note = f"{note}; partner left" if note else "partner left"
+                rows.append({"participant": seat.participant_id, "code": seat.completion_code, "why": "dialogue", "dialogue": info.id, "note": note})
     stored = progress.all(found.id)
     codes = {participant: data.get("waiting_code") for participant, _, data in stored}
     for participant, waited in waiting_claims(stored, storage.seated_participants(found.id)):
@@ -225,9 +228,12 @@ def codes(
     """List the completion codes handed out (participant, code, why), or check pasted ones."""
     import json
 
+    from duologue.web.export import end_reason_counts
+
     found, settings, storage, progress = _open(study_id, study, db)
     try:
         rows = _codes(found, settings, storage, progress)
+        ends = end_reason_counts((found.id, i.end_reason) for i in storage.dialogues(study_id=found.id, status="finished")).get(found.id, {})
     finally:
         storage.close()
     if check or check_file is not None:
@@ -237,7 +243,7 @@ def codes(
         _check_codes(found, rows, pasted, as_json)
         return
     if as_json:
-        console.print_json(json.dumps({"study": found.id, "codes": rows}))
+        console.print_json(json.dumps({"study": found.id, "codes": rows, "end_reasons": ends}))
         return
     table = Table(title=f"{found.id}: {len(rows)} code(s)")
     for column in CODE_COLUMNS:
@@ -245,6 +251,12 @@ def codes(
     for r in rows:
         table.add_row(*(escape(str(r[c])) for c in CODE_COLUMNS))
     console.print(table)
+    endings = Table(title=f"{found.id}: how {sum(ends.values())} dialogue(s) ended")
+    endings.add_column("end reason")
+    endings.add_column("dialogues", justify="right")
+    for reason, count in ends.items():
+        endings.add_row(escape(reason), str(count))
+    console.print(endings)
 
 
 def _bonuses(found: Study, storage: Storage, progress: Progress) -> tuple[list[Any], int]:

@@ -21,6 +21,7 @@ import uvicorn
 
 from duologue.web.app import create_app
 from duologue.web.settings import Settings
+from duologue.web.payments import Pay
 from duologue.web.study import Partner, Scenarios, Study, default_studies
 
 CHROMIUM = Path(os.environ.get("DUOLOGUE_CHROMIUM", "/usr/bin/chromium"))
@@ -60,6 +61,8 @@ def browser_studies() -> list[Study]:
     studies.append(Study(id="mutualfriends-people", title="MutualFriends (two people)", task="mutualfriends-v0", partners=[Partner(kind="human")]))
     studies.append(Study(id="dealornodeal-people", title="Deal or No Deal (two people)", task="dealornodeal-v0", partners=[Partner(kind="human")]))
     studies.append(collection_study())
+    # a partner who leaves after one message: the dialogue ends and the other still gets a code
+    studies.append(Study(id="casino-leave", title="CaSiNo (a partner may leave)", task="casino-v0", partners=[Partner(kind="human")], on_partner_leave="end", partner_grace_seconds=2, pay=Pay(base=1.0, min_messages=2, left_pay_per_minute=0.2)))
     # seed 0 draws 4 attributes and 12 friends: the widest MutualFriends page
     studies.append(Study(id="mutualfriends-wide", title="MutualFriends (4 attributes)", task="mutualfriends-v0", scenarios=Scenarios(pool=1, seed=0), partners=[Partner(kind="bot", agent="rule")], bot_wait_seconds=0.5))
     return studies

@@ -72,3 +72,29 @@ def test_each_kind_of_bad_setting_is_refused_on_the_admin_page_with_its_field(se
     page = page_factory()
     response = page.goto(f"{server}/study/{study_id}?participant=someone")
     assert response is not None and response.status == 404, f"{study_id} was added: {response and response.status}"
+
+
+@pytest.mark.parametrize("width,height,mobile", [(390, 844, True), (1280, 800, False)], ids=["390", "1280"])
+def test_the_participant_monitor_follows_a_person_through_the_pages_without_a_reload(server, page_factory, shots, width, height, mobile):
+    """The admin's monitor shows a person on the consent page, then on the instructions once they
+    agree, without reloading; it fits a phone's and a laptop's width."""
+    admin = page_factory(width, height, mobile)
+    admin.goto(f"{server}/admin?token={ADMIN}")
+    admin.evaluate("() => { window.notReloaded = true; }")
+    person = page_factory()
+    participant = f"monitored-{width}"
+    person.goto(f"{server}/study/casino-collection?participant={participant}")
+    row = admin.locator(f'#monitor-rows tr[data-participant="{participant}"]')
+    expect(row).to_contain_text("before the lobby", timeout=10_000)
+    expect(row).to_contain_text("consent")
+    person.locator("#agree").check()
+    person.locator("#protocol-next").click()
+    expect(row).to_contain_text("instructions", timeout=10_000)
+    expect(admin.locator("#monitor-updated")).to_contain_text("updated")
+    assert int(admin.locator("#monitor-protocol").inner_text()) >= 1
+    assert admin.evaluate("() => window.notReloaded === true"), "the page reloaded instead of updating"
+    assert admin.evaluate(NO_SIDEWAYS_SCROLL)
+    box = admin.locator("#monitor").bounding_box()
+    assert box and box["x"] + box["width"] <= width + 1
+    admin.locator("#monitor").screenshot(path=str(shots / f"admin-monitor-{width}.png"))
+    admin.screenshot(path=str(shots / f"admin-monitor-page-{width}.png"), full_page=True)

@@ -17,10 +17,14 @@ from fastapi.responses import RedirectResponse, Response
 
 from duologue.web.completion_codes import normalise_code
 from duologue.web.deps import page, platform
-from duologue.web.export import export_zip
+from duologue.web.cluster import ClusterUnavailable
+from duologue.web.export import end_reason_counts, export_zip
+from duologue.web import monitor
 from duologue.web.participants import export_extras
+from duologue.web.payments import left_party
 from duologue.web.protocol import file_fields, progress_of
 from duologue.web.routers.ratings import pool
+from duologue.web.storage import DialogueInfo, Seat
 from duologue.web.study import Study, StudyError, parse_studies
 from duologue.web.waiting import waiting_claims
 
@@ -82,6 +86,7 @@ def counts(state) -> dict[str, Any]:
             "quotas": quotas,
             "per_scenario": study.per_scenario,
             "scenarios_used": len({i.scenario_key for i in infos}),
+            "end_reasons": end_reason_counts((study.id, i.end_reason) for i in finished).get(study.id, {}),
         }
     total = {key: sum(s[key] for s in studies.values()) for key in ("waiting", "in_dialogue", "live_dialogues", "finished", "rated")}
     return {"total": total, "studies": studies}
@@ -167,6 +172,65 @@ async def codes_api(request: Request, code: str | None = None) -> dict[str, Any]
 async def counts_api(request: Request) -> dict[str, Any]:
     require_admin(request)
     return counts(platform(request))
+
+
+def _connected(state) -> dict[tuple[str, str], bool]:
+    """(dialogue, party) -> whether a page of that person is open, for the live dialogues this worker holds."""
+    return {
+        (live.id, party): bool(occupant.connections) or occupant.elsewhere
+        for live in list(state.hub.dialogues.values())
+        if not live.task.done
+        for party, occupant in live.occupants.items()
+        if occupant.seat.kind == "human"
+    }
+
+
+async def _waiting(state, study_id: str) -> list[tuple[str, float]]:
+    """Who waits in a study's lobby: on every worker (Redis), else this one's."""
+    cluster = state.hub.cluster
+    if cluster is not None:
+        try:
+            return await cluster.lobby_members(study_id)
+        except ClusterUnavailable:
+            pass  # this worker's waiters, while Redis is away
+    return [(w.participant_id, w.since) for w in state.matchmaker.waiting.get(study_id, {}).values() if not w.ticket.done()]
+
+
+def _left(state, seats: list[tuple[Seat, DialogueInfo]]) -> frozenset[tuple[str, str]]:
+    """The seats whose person left their dialogue: handed to a bot in a live one this worker holds
+    (a person's seat in storage, a bot's here), or named by the end of a finished one they hold no code for (only those dialogues are read)."""
+    left = {(live.id, party) for live in list(state.hub.dialogues.values()) for party, occupant in live.occupants.items() if occupant.seat.kind == "bot"}
+    for dialogue_id in {info.id for seat, info in seats if info.status == "finished" and not seat.completion_code and not seat.questionnaire_done}:
+        party = left_party(state.storage.dialogue(dialogue_id))
+        if party is not None:
+            left.add((dialogue_id, party))
+    return frozenset(left)
+
+
+def _study_places(state, study: Study, waiting: list[tuple[str, float]], connected: dict[tuple[str, str], bool], now: float, quiet: float) -> list[monitor.Where]:
+    """`monitor.places` for one study, read in the storage's thread."""
+    seats = state.storage.study_seats(study.id)
+    return monitor.places(study, progress_of(state).all(study.id), seats, waiting, connected, now, quiet, _left(state, seats))
+
+
+@router.get("/api/monitor")
+async def monitor_api(request: Request, study: str | None = None, quiet: float = monitor.QUIET_SECONDS) -> dict[str, Any]:
+    """Who is on which page now, per study (`monitor.places`); `quiet`: seconds without a sign of
+    life that make a dropout. The admin page polls it."""
+    require_admin(request)
+    state = platform(request)
+    if study is not None and study not in state.studies:
+        raise HTTPException(404, f"no study {study!r}")
+    if not 0 < quiet < 10**7:
+        raise HTTPException(422, "quiet is a number of seconds above 0")
+    now = time.time()
+    connected = _connected(state)
+    studies: dict[str, Any] = {}
+    for found in [state.studies[study]] if study is not None else list(state.studies.values()):
+        waiting = await _waiting(state, found.id)
+        people = await state.storage.run(_study_places, state, found, waiting, connected, now, quiet)
+        studies[found.id] = {"summary": monitor.summary(people), "people": monitor.as_json(people, now)}
+    return {"now": now, "quiet_seconds": quiet, "stages": list(monitor.STAGES), "studies": studies}
 
 
 @router.get("/api/dialogues/{dialogue_id}")

@@ -31,6 +31,7 @@ from duologue.web.frames import cleaned, invalid_text
 from duologue.web.cluster import ClusterUnavailable
 from duologue.web.limits import RateLimited, limit_moves
 from duologue.web.live import MoveRefused, safe_outcome
+from duologue.web.payments import partner_left
 from duologue.web.replay import ReplayMismatch
 from duologue.web.storage import Seat, StorageUnavailable
 from duologue.web.widgets import page_info, task_spec_of
@@ -98,6 +99,7 @@ def stored_view(state, seat: Seat) -> dict[str, Any]:
         "done": True,
         "feedback": [],
         "partner_connected": False,
+        "partner_left": partner_left(dialogue, seat.party),
         "outcome": safe_outcome(dialogue, seat.party),
         "end_reason": dialogue.meta.get("end_reason"),
         "questionnaire_url": f"/questionnaire/{seat.token}",

@@ -93,6 +93,7 @@
       var last = msg.events.length ? msg.events[msg.events.length - 1] : null;
       if (!state || msg.events.length > state.events.length && last && last.party !== msg.party) { $("typing").textContent = ""; clearTimeout(typingTimer); }
       state = msg; loadWidget(); render();
+      if (msg.done || msg.partner_left) $("connection").hidden = true;  // nobody to wait for any more
     }
     else if (msg.type === "typing") {
       $("typing").textContent = "Your partner is typing…";
@@ -141,10 +142,16 @@
     var custom = hook("eventText") && hook("eventText")(e, own, api);
     if (custom) return custom;
     if (e.kind === "message") return e.text;
-    if (e.kind === "system") return "The dialogue ended (" + String(e.name || "over").replace(/_/g, " ") + ").";
+    if (e.kind === "system") return systemText(e);
     var fields = Object.keys(e).filter(function (k) { return ["kind", "party", "time", "extra", "own"].indexOf(k) < 0; });
     var detail = fields.map(function (k) { return words(k) + ": " + scalar(e[k]); }).join("; ");
     return words(e.kind) + (detail ? ": " + detail : "") + ".";  // who made it is the bubble's label
+  }
+  function systemText(e) {
+    var theirs = !(e.data && e.data.party === state.party);
+    if (e.name === "handover") return theirs ? "Your partner left; a bot plays their part from here on." : "You were away too long; a bot plays your part from here on.";
+    if (e.name === "partner_left") return theirs ? "Your partner left, so the dialogue has ended. This is not your doing: you still get your completion code." : "You were away too long, so the dialogue has ended.";
+    return "The dialogue ended (" + String(e.name || "over").replace(/_/g, " ") + ").";
   }
   function renderTranscript() {
     var list = $("transcript");
@@ -194,6 +201,7 @@
     if (reason === "success") return "Done: you succeeded together!";
     if (reason === "completed") return "The conversation is complete. Thank you!";
     if (reason === "disconnect") return "Your partner left the conversation, so it has ended.";
+    if (state.end_reason === "partner_left") return state.partner_left ? "Your partner left, so the dialogue has ended. Please continue to the questionnaire for your completion code." : "You were away too long, so the dialogue has ended.";
     if (reason === "interrupted") return "The platform restarted and this dialogue was cut short; it is not your doing. Please continue to the questionnaire for your completion code.";
     return "The dialogue has ended (" + (reason || "over") + ").";
   }
