@@ -80,22 +80,18 @@ Marker = tuple[str | None, int, bool]
 whether it gives the items named before it ("2 water for me") rather than after it."""
 _NO_MARKER: Marker = (None, 0, False)
 _COUNTS = {"0", "1", "2", "3", "one", "two", "three"}
+_TAKING = {"receiving", "getting", "taking", "having"}
 
 
-@dataclass(frozen=True)
 class _At:
     """The token a marker rule looks at, with what the rules ask of its surroundings."""
 
-    tokens: list[str]
-    i: int
+    __slots__ = ("i", "nxt", "t", "tokens")
 
-    @property
-    def t(self) -> str:
-        return self.tokens[self.i]
-
-    @property
-    def nxt(self) -> str:
-        return self.tokens[self.i + 1] if self.i + 1 < len(self.tokens) else ""
+    def __init__(self, tokens: list[str], i: int) -> None:
+        self.tokens, self.i = tokens, i
+        self.t = tokens[i]
+        self.nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
 
     def before(self, n: int) -> list[str]:
         """The n tokens before this one (fewer at the start)."""
@@ -118,6 +114,8 @@ class MarkerRule:
     for a token the rule says marks nobody)."""
 
     name: str
+    starts: frozenset[str]
+    """The tokens the rule can apply at (the reader tries a token only with the rules it starts)."""
     match: Callable[[_At], Marker | None]
     """The marker at this token, `_NO_MARKER` when the rule says there is none, None when it does not apply."""
     examples: tuple[tuple[str, str | None], ...]
@@ -365,30 +363,31 @@ def _my_share(at: _At) -> Marker | None:
 
 
 MARKER_RULES: tuple[MarkerRule, ...] = (
-    MarkerRule("would you consider taking", _consider, (("would you consider taking one extra firewood, 2 food and one water?", _YOU),)),
-    MarkerRule("speaker's phrase", _me_phrase, (("I insist on 2 firewood", _ME), ("hoping for two water", _ME), ("will you be okay with 1 firewood?", _YOU))),
-    MarkerRule("partner's phrase", _you_phrase, (("so what you want is 2 more firewood", _YOU),)),
-    MarkerRule("a group taking", _group_taking, (("your group taking all 3 food", _YOU), ("my group taking 2 water", _ME))),
-    MarkerRule("with taking", _with_taking, (("how would you be with receiving two waters", _YOU), ("I'm fine with getting 2 food", _ME))),
-    MarkerRule("a person taking", _person_taking, (("I could agree to you taking 2 food", _YOU),)),
-    MarkerRule("a headed list", _headed_list, (("Me 2 food 1 water. You, 1 food, 2 water", _ME), ("ME = 0 firewood, 3 water", _ME))),
-    MarkerRule("an infinitive's taker", _infinitive, (("it's only fair to have all of the firewood", _ME), ("i am the one to get the 2 food", _ME), ("it doesn't seem fair for you to get all the firewood", None))),
-    MarkerRule("would like", _would_like, (("... and would like to have 3 firewoods", _ME),)),
-    MarkerRule("giving up", _give_up, (("I'm ok with letting go of two of the firewood", _YOU), ("would you be willing to part with 1 water", _ME))),
-    MarkerRule("a total", _making, (("so let me get the remaining firewood then. making 2 foods, 2 firewood and 1 water", _ME),)),
-    MarkerRule("unable to give", _unable_to_give, (("i am unable to give fire wood", _KEEP),)),
-    MarkerRule("a negated giving", _not_give, (("I can't give you any of the water", _KEEP), ("I won't part with any firewood", _KEEP))),
-    MarkerRule("let me know", _let_me_know, (("let me know what you think of 2 food", None),)),
-    MarkerRule("a trade", _trade, (("I'd like to trade 3 firewood for 3 waters", _YOU),)),
-    MarkerRule("and you N", _and_you_count, (("3 firewood for me and ya 2 food", _YOU),)),
-    MarkerRule("give a person", _give_person, (("give me 2 food", _ME), ("I'll give you 3 water", _YOU))),
-    MarkerRule("a heading for a person", _for_person_heading, (("For me: 1 water, 2 firewood. For you: 3 food", _ME), ('"for you, 1 wood, 2 food"', _YOU))),
-    MarkerRule("for a person", _for_person, (("2 water for me", _ME), ("the rest to you", _YOU))),
-    MarkerRule("from a person", _from_person, (("3 waters from me for your 3 food", _YOU),)),
-    MarkerRule("mine or yours", _mine_yours, (("the firewood is all yours", _YOU), ("the water is mine", _ME))),
-    MarkerRule("shared with", _share_with, (("can you share 2 packs of food with me?", _ME),)),
+    MarkerRule("would you consider taking", frozenset({"consider"}), _consider, (("would you consider taking one extra firewood, 2 food and one water?", _YOU),)),
+    MarkerRule("speaker's phrase", frozenset(_ME_STARTS), _me_phrase, (("I insist on 2 firewood", _ME), ("hoping for two water", _ME), ("will you be okay with 1 firewood?", _YOU))),
+    MarkerRule("partner's phrase", frozenset(_YOU_STARTS), _you_phrase, (("so what you want is 2 more firewood", _YOU),)),
+    MarkerRule("a group taking", frozenset({"your", "my", "our"}), _group_taking, (("your group taking all 3 food", _YOU), ("my group taking 2 water", _ME))),
+    MarkerRule("with taking", frozenset(_TAKING), _with_taking, (("how would you be with receiving two waters", _YOU), ("I'm fine with getting 2 food", _ME))),
+    MarkerRule("a person taking", frozenset(_TAKING), _person_taking, (("I could agree to you taking 2 food", _YOU),)),
+    MarkerRule("a headed list", frozenset({"me", "you", "u"}), _headed_list, (("Me 2 food 1 water. You, 1 food, 2 water", _ME), ("ME = 0 firewood, 3 water", _ME))),
+    MarkerRule("an infinitive's taker", frozenset({"to"}), _infinitive, (("it's only fair to have all of the firewood", _ME), ("i am the one to get the 2 food", _ME), ("it doesn't seem fair for you to get all the firewood", None))),
+    MarkerRule("would like", frozenset({"like", "love", "prefer"}), _would_like, (("... and would like to have 3 firewoods", _ME),)),
+    MarkerRule("giving up", frozenset(_GIVE_UP_STARTS), _give_up, (("I'm ok with letting go of two of the firewood", _YOU), ("would you be willing to part with 1 water", _ME))),
+    MarkerRule("a total", frozenset({"making", "totaling", "totalling"}), _making, (("so let me get the remaining firewood then. making 2 foods, 2 firewood and 1 water", _ME),)),
+    MarkerRule("unable to give", frozenset({"unable"}), _unable_to_give, (("i am unable to give fire wood", _KEEP),)),
+    MarkerRule("a negated giving", frozenset({"not", "never"}), _not_give, (("I can't give you any of the water", _KEEP), ("I won't part with any firewood", _KEEP))),
+    MarkerRule("let me know", frozenset({"let"}), _let_me_know, (("let me know what you think of 2 food", None),)),
+    MarkerRule("a trade", frozenset(_TRADE_VERBS), _trade, (("I'd like to trade 3 firewood for 3 waters", _YOU),)),
+    MarkerRule("and you N", frozenset(_SUBJECT_YOU), _and_you_count, (("3 firewood for me and ya 2 food", _YOU),)),
+    MarkerRule("give a person", frozenset(_GIVE_VERBS), _give_person, (("give me 2 food", _ME), ("I'll give you 3 water", _YOU))),
+    MarkerRule("a heading for a person", frozenset(_POSTFIX), _for_person_heading, (("For me: 1 water, 2 firewood. For you: 3 food", _ME), ('"for you, 1 wood, 2 food"', _YOU))),
+    MarkerRule("for a person", frozenset(_POSTFIX), _for_person, (("2 water for me", _ME), ("the rest to you", _YOU))),
+    MarkerRule("from a person", frozenset({"from"}), _from_person, (("3 waters from me for your 3 food", _YOU),)),
+    MarkerRule("mine or yours", frozenset({"mine", "yours"}), _mine_yours, (("the firewood is all yours", _YOU), ("the water is mine", _ME))),
+    MarkerRule("shared with", frozenset({"with"}), _share_with, (("can you share 2 packs of food with me?", _ME),)),
     MarkerRule(
         "a subject and its verb",
+        frozenset(_SUBJECT_ME | _SUBJECT_YOU),
         _subject_verb,
         (
             ("I could perhaps do with 2 firewood", _ME), ("I can do 1 food, 3 water and 2 firewood", _ME), ("I can get you one package of water", _YOU),
@@ -397,17 +396,28 @@ MARKER_RULES: tuple[MarkerRule, ...] = (
             ("I only have 1 jug of water", None), ("are you sure you need 2 food?", None),
         ),
     ),
-    MarkerRule("an imperative taking", _imperative_take, (("fine, take all the water", _YOU),)),
-    MarkerRule("my share", _my_share, (("my share is 2 food", _ME), ("your part is 1 water", _YOU))),
+    MarkerRule("an imperative taking", frozenset({"take", "have", "keep", "grab"}), _imperative_take, (("fine, take all the water", _YOU),)),
+    MarkerRule("my share", frozenset({"my", "your"}), _my_share, (("my share is 2 food", _ME), ("your part is 1 water", _YOU))),
 )
 """Who receives, rule by rule: the first rule that applies at a token decides; `_NO_MARKER` from a rule
 says the token marks nobody ("let me know", "I only have 1 jug of water", "I don't need 3 water")."""
 
 
+def _rules_by_start(rules: tuple[MarkerRule, ...]) -> dict[str, tuple[MarkerRule, ...]]:
+    """The rules each token can start, in the table's order."""
+    return {word: tuple(rule for rule in rules if word in rule.starts) for word in set().union(*(rule.starts for rule in rules))}
+
+
+_RULES_AT = _rules_by_start(MARKER_RULES)
+
+
 def _recipient_marker(tokens: list[str], i: int) -> Marker:
     """(recipient, tokens consumed, postfix?) if a recipient marker starts at token i."""
+    rules = _RULES_AT.get(tokens[i])
+    if rules is None:
+        return _NO_MARKER
     at = _At(tokens, i)
-    for rule in MARKER_RULES:
+    for rule in rules:
         if (marker := rule.match(at)) is not None:
             return marker
     return _NO_MARKER
