@@ -143,6 +143,19 @@ def impersonal(tokens: list[str], start: int, end: int) -> bool:
 Item = tuple[str, int | None]
 
 
+def _swap_shape(tokens: list[str], start: int, end: int) -> tuple[set[str], set[str]] | None:
+    """The items named before and after a swap's "for" in a sentence that names no person, or None
+    when the sentence has no such shape."""
+    cut = next((k for k in range(start, end) if tokens[k] == "for" and k > start and any(issue_of_word(w) for w in tokens[start:k])), None)
+    if cut is None:
+        return None
+    before = {issue for w in tokens[start:cut] if (issue := issue_of_word(w))}
+    after = {issue for w in tokens[cut + 1 : end] if (issue := issue_of_word(w))}
+    if not after or before & after or not impersonal(tokens, start, end):
+        return None
+    return before, after
+
+
 def swap_sides(
     tokens: list[str], start: int, end: int, pending: list[Item], lean: dict[str, float], *, shape_only: bool = False
 ) -> tuple[list[Item], list[Item]] | None:
@@ -151,15 +164,12 @@ def swap_sides(
     lean to (`lean`: per issue, how much more they have said they need it than the partner). None when
     the sentence is no such swap or the leaning does not settle it. `shape_only`: whether the sentence
     has the shape of such a swap at all (`([], [])` if so), whatever is pending and whoever leans."""
-    cut = next((k for k in range(start, end) if tokens[k] == "for" and k > start and any(issue_of_word(w) for w in tokens[start:k])), None)
-    if cut is None:
-        return None
-    before = {issue for w in tokens[start:cut] if (issue := issue_of_word(w))}
-    after = {issue for w in tokens[cut + 1 : end] if (issue := issue_of_word(w))}
-    if not after or before & after or not impersonal(tokens, start, end):
+    sides = _swap_shape(tokens, start, end)
+    if sides is None:
         return None
     if shape_only:
         return [], []
+    before, after = sides
     first = [c for c in pending if c[0] in before]
     second = [c for c in pending if c[0] in after]
     if not first or not second or len(first) + len(second) != len(pending):

@@ -134,14 +134,25 @@ def _count_before(tokens: list[str], i: int, start: int) -> int | None:
     while j >= start and tokens[j] in FILLER and skipped < 4:
         j -= 1
         skipped += 1
-    if j < start:
+    if j < start or _no_count(tokens, i, j, skipped):
         return None
+    shaped = _shaped_count(tokens, j, start, skipped)
+    return shaped if shaped is not None else _plain_count(tokens, j, start)
+
+
+def _no_count(tokens: list[str], i: int, j: int, skipped: int) -> bool:
+    """Whether the word at j, `skipped` fillers before the item at i, only looks like a count."""
     word = tokens[j]
     packed = [w for w in tokens[j + 1 : i] if w not in {"extra", "additional"}]  # "an extra package of food" is one
     if word in {"a", "an"} and skipped > 1 and not (len(packed) == 2 and packed[1] == "of" and packed[0] in _PACKAGE_WORDS):
-        return None  # "a lot of water" is no count, "a pack of water" is one
-    if skipped and tokens[j + 1] == "more" and word in {"1", "one", "a", "an"}:
-        return None  # "1 more firewood" asks for a change, not a share
+        return True  # "a lot of water" is no count, "a pack of water" is one
+    return bool(skipped and tokens[j + 1] == "more" and word in {"1", "one", "a", "an"})  # "1 more firewood" asks for a change, not a share
+
+
+def _shaped_count(tokens: list[str], j: int, start: int, skipped: int) -> int | None:
+    """A count the word at j makes with the words before it ("no", "a couple", "1 each", "two of
+    both", "2 of the 3"), or None when it makes none of these."""
+    word = tokens[j]
     if word == "no" and skipped == 0:
         return 0
     if word == "couple" and j - 1 >= start and tokens[j - 1] == "a":
@@ -152,6 +163,12 @@ def _count_before(tokens: list[str], i: int, start: int) -> int | None:
         return NUMBER_WORDS[tokens[j - 2]]  # "two of both water and food"
     if word in {"1", "2", "3"} and j - 3 >= start and tokens[j - 1] == "the" and tokens[j - 2] == "of" and tokens[j - 3] in {"1", "2", "one", "two"}:
         return NUMBER_WORDS[tokens[j - 3]]  # "2 of the 3 waters"
+    return None
+
+
+def _plain_count(tokens: list[str], j: int, start: int) -> int | None:
+    """The count a number word (or "most") at j gives on its own."""
+    word = tokens[j]
     if word in NUMBER_WORDS:
         if word == "both" or (j - 2 >= start and tokens[j - 1] in {"or", "to", "-"} and tokens[j - 2] in NUMBER_WORDS):
             return None  # "2 or 3 pieces of firewood" is no definite count
