@@ -449,7 +449,7 @@ def report_command(
     from duologue.arena.quality import quality_groups
 
     if people and corpus is None:
-        raise fail("--people needs --corpus: the format of the people's files (e.g. --corpus casino)")
+        raise fail(f"--people needs --corpus: the format of the people's files (one of {', '.join(corpus_names())})")
     if html is not None:
         refuse_output(html, suffixes=(".html",))
     bots_path = path if corpus is None or people else None

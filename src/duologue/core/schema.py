@@ -367,7 +367,7 @@ class Dialogue(Model):
     schema_version: int = SCHEMA_VERSION
     id: str
     task: str
-    """The task *family* (a task spec's `family`, e.g. `casino`), not the registered id with its
+    """The task *family* (a task spec's `family`, the id without its version), not the registered id with its
     version: read it as `family`; the id of a played episode is `task_id` (in `meta`). The field
     keeps its name because every stored file and corpus writer uses it."""
     split: str | None = None

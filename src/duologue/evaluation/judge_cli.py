@@ -115,7 +115,7 @@ def judge_command(
     reason_chars: Annotated[int, typer.Option(min=0, help="Longest reason asked for; 0 asks for scores only (faster).")] = 200,
     bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples for the agreement intervals.")] = 1000,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Read the valid records and skip broken ones.")] = False,
-    people: Annotated[bool, typer.Option("--people", help="Predict each party's own answers to the task's party questionnaire (CaSiNo's satisfaction and liking) and report agreement with them.")] = False,
+    people: Annotated[bool, typer.Option("--people", help="Predict each party's own answers to the task's party questionnaire (for instance satisfaction with the outcome and liking of the partner) and report agreement with them.")] = False,
 ) -> None:
     """Rate transcripts with an LLM judge on DUO's items, and report its agreement with human raters."""
     from duologue.data.io import write_dialogues
